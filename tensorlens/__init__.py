@@ -1,6 +1,37 @@
 """tensorlens: the helper package of the Tensor Views book.
 
-- ``tensorlens.layout``: a pure model of strided views (``View``) that agrees with torch.
-- ``tensorlens.broadcast``: the broadcasting rule, explained (``explain_broadcast``).
-- Widgets that draw them in the browser (``StrideExplorer``).
+- ``layout``: ``View``, a pure model of strided views that agrees with torch.
+- ``broadcast``: ``explain_broadcast``, the broadcasting rule step by step.
+- ``stride_explorer`` / ``broadcast_explorer``: widgets that draw them in the browser.
+- ``exercises``: ``check`` and the ``EXERCISES`` registry; ``quiz``: predict-the-result questions.
+
+Names are imported on first use, so the pure model loads without torch or the widget stack.
 """
+
+from importlib import import_module
+
+_EXPORTS = {
+    "View": "layout",
+    "explain_broadcast": "broadcast",
+    "BroadcastError": "broadcast",
+    "BroadcastPlan": "broadcast",
+    "StrideExplorer": "stride_explorer",
+    "BroadcastExplorer": "broadcast_explorer",
+    "check": "exercises",
+    "EXERCISES": "exercises",
+    "Quiz": "quiz",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'tensorlens' has no attribute {name!r}")
+    value = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)
