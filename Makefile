@@ -1,0 +1,68 @@
+# The two commands: `make book` builds the book, `make test` runs every test.
+# Both create .venv and install everything they need on a fresh machine.
+
+PYTHON  ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+PY      := $(BIN)/python
+STAMP   := $(VENV)/.installed
+VENDOR  := _extra/_static/vendor/.stamp
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+export PATH := $(abspath $(BIN)):$(PATH)
+export PYTHONWARNINGS :=
+
+.PHONY: book test setup lab execute student chromium unit notebooks book-strict browser js clean
+
+book: setup
+	@rm -rf _build/html _build/jupyter_execute _build/.doctrees
+	$(BIN)/jupyter-book build -W --keep-going --all .
+	@echo "The book is at $(abspath _build/html/index.html)"
+
+test: setup chromium unit notebooks book-strict browser js
+	@echo "make test: all test stages passed"
+
+setup: $(STAMP) $(VENDOR)
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	$(PY) -m pip install -q --no-deps -e .
+	touch $@
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+$(VENDOR): node_modules/.package-lock.json scripts/vendor_widget_js.py scripts/vendor/widgets-config.js
+	$(PY) scripts/vendor_widget_js.py
+	touch $@
+
+chromium:
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
+
+unit: setup
+	$(PY) -m pytest -q -p no:cacheprovider --ignore=tests/browser tests
+
+notebooks: setup
+	$(PY) -m pytest -q -p no:cacheprovider --nbval notebooks \
+	    --nbval-sanitize-with tests/nbval_sanitize.cfg -n 2 --dist loadfile
+
+book-strict: book
+
+browser: setup chromium
+	$(PY) -m pytest -q -p no:cacheprovider tests/browser
+
+js: setup
+	node --test tests/js/
+
+lab: setup
+	$(BIN)/jupyter lab notebooks
+
+execute: setup
+	cd notebooks && for nb in *.ipynb; do ../$(BIN)/jupyter execute --inplace "$$nb" || exit 1; done
+
+student: setup
+	$(PY) -m tensorlens.student notebooks dist/student
+
+clean:
+	rm -rf _build _extra dist

@@ -1,0 +1,73 @@
+"""Open every page of the built book in headless Chromium, offline, and look for trouble.
+
+Each page must load with no failed request and no request to another host, and without console
+errors beyond the short allowlist below. Widgets must render from the book's own JavaScript.
+A full-page screenshot of each page goes to ``_build/screenshots/``.
+"""
+
+import re
+from urllib.parse import urlparse
+
+import pytest
+
+from .conftest import BUILD
+
+# Console errors that are not ours and harm nothing (each seen in a clean build):
+CONSOLE_ALLOWLIST = [
+    # sphinx-thebe declares THEBE_JS_URL in two scripts; the second declaration errors.
+    re.compile(r"Identifier 'THEBE_JS_URL' has already been declared"),
+]
+
+PAGES = sorted(
+    str(path.relative_to(BUILD))
+    for path in BUILD.rglob("*.html")
+    if not path.relative_to(BUILD).parts[0].startswith("_")
+) if BUILD.exists() else []
+
+
+def _open(browser, url):
+    """Load ``url`` and return (page, problems) after widgets have had time to render."""
+    page = browser.new_page()
+    problems = []
+    host = urlparse(url).hostname
+
+    def on_request(request):
+        target = urlparse(request.url)
+        if target.scheme in ("http", "https") and target.hostname != host:
+            problems.append(f"external request: {request.url}")
+
+    page.on("request", on_request)
+    page.on("requestfailed", lambda request: problems.append(f"failed request: {request.url}"))
+    page.on("response", lambda response: response.status >= 400
+            and problems.append(f"HTTP {response.status}: {response.url}"))
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+
+    def on_console(message):
+        if message.type == "error" and not any(p.search(message.text) for p in CONSOLE_ALLOWLIST):
+            problems.append(f"console error: {message.text}")
+
+    page.on("console", on_console)
+    page.goto(url, wait_until="networkidle")
+    widget_count = page.locator("script[type='application/vnd.jupyter.widget-view+json']").count()
+    if widget_count:
+        page.wait_for_function(
+            "n => document.querySelectorAll('.widget-subarea > *, .jupyter-widgets').length >= n",
+            arg=widget_count, timeout=20_000,
+        )
+    return page, problems
+
+
+@pytest.mark.skipif(not PAGES, reason="no built book")
+@pytest.mark.parametrize("path", PAGES)
+def test_page_loads_offline_without_errors(browser, book_url, screenshots, path):
+    page, problems = _open(browser, f"{book_url}/{path}")
+    page.screenshot(path=str(screenshots / (path.replace("/", "__")[: -len(".html")] + ".png")),
+                    full_page=True)
+    page.close()
+    assert problems == []
+
+
+def test_every_chapter_is_built():
+    assert PAGES, "no pages in _build/html: run `make book` first"
+    assert "index.html" in PAGES
+    assert "notebooks/03-memory-layout.html" in PAGES
