@@ -1,0 +1,229 @@
+"""Pictures of ``gather`` and ``scatter``: which index picks (or places) which element.
+
+Contract
+--------
+- ``gather_figure(input, index, dim)`` and ``scatter_figure(src, index, dim, size)`` return a
+  matplotlib ``Figure`` (Agg-safe, no ``plt.show``) with three grids side by side. Every element
+  of the result is computed by torch itself (``torch.gather`` / ``Tensor.scatter``); this module
+  only works out *where* each value came from, from the documented rule, and asserts that the
+  drawn value agrees with torch's before drawing it.
+- Only 2-D tensors up to ``MAX_SIDE`` x ``MAX_SIDE`` are drawn: larger grids are unreadable.
+- Bad arguments raise ``TypeError`` / ``ValueError`` naming the argument; torch's own complaints
+  (an index out of range, mismatched ranks) are re-raised as ``ValueError`` with torch's text.
+- The caller closes the figure (``plt.close(fig)``) after showing or saving it.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import torch
+from matplotlib.patches import Rectangle
+
+__all__ = ["MAX_SIDE", "gather_figure", "scatter_figure"]
+
+MAX_SIDE = 8
+# tab10 lightened towards white, so black numbers stay readable on every colour.
+_PALETTE = [tuple(0.55 * c + 0.45 for c in rgb) for rgb in plt.get_cmap("tab10").colors]
+_CELL_EMPTY = "#f2f2f2"
+_EDGE = "#555555"
+
+
+def _check_2d(name: str, t, *, integer: bool) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    if t.dim() != 2:
+        raise ValueError(f"{name} must be 2-D to be drawn, got shape {tuple(t.shape)}")
+    if max(t.shape) > MAX_SIDE:
+        raise ValueError(f"{name} has shape {tuple(t.shape)}; at most {MAX_SIDE} x {MAX_SIDE} is drawn")
+    if integer and t.dtype != torch.int64:
+        raise TypeError(f"{name} must have dtype torch.int64 (as torch requires), got {t.dtype}")
+
+
+def _check_dim(dim) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    if dim not in (0, 1, -1, -2):
+        raise ValueError(f"dim must be 0 or 1 (or -2, -1) for a 2-D tensor, got {dim}")
+    return dim % 2
+
+
+def _source(i: int, j: int, index: torch.Tensor, dim: int) -> tuple[int, int]:
+    """The other end of element (i, j) of ``index``: only the coordinate along ``dim`` changes."""
+    k = int(index[i, j])
+    return (k, j) if dim == 0 else (i, k)
+
+
+def _fmt(value) -> str:
+    v = value.item()
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _grid(ax, shape, title, texts, colors, subtexts=None) -> None:
+    rows, cols = shape
+    for i in range(rows):
+        for j in range(cols):
+            ax.add_patch(Rectangle((j, i), 1, 1, facecolor=colors.get((i, j), _CELL_EMPTY),
+                                   edgecolor=_EDGE, linewidth=1.2))
+            dy = -0.12 if subtexts and (i, j) in subtexts else 0.0
+            ax.text(j + 0.5, i + 0.5 + dy, texts[(i, j)], ha="center", va="center", fontsize=13,
+                    fontweight="bold")
+            if subtexts and (i, j) in subtexts:
+                ax.text(j + 0.5, i + 0.78, subtexts[(i, j)], ha="center", va="center", fontsize=8)
+    ax.set_xlim(-0.05, cols + 0.05)
+    ax.set_ylim(rows + 0.05, -0.05)
+    ax.set_aspect("equal")
+    ax.set_xticks([c + 0.5 for c in range(cols)], [str(c) for c in range(cols)])
+    ax.set_yticks([r + 0.5 for r in range(rows)], [str(r) for r in range(rows)])
+    ax.tick_params(length=0, labelsize=9)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_title(title, fontsize=11)
+
+
+def _figure(shapes):
+    """Three panels whose cells have the same size on screen, whatever the grid shapes."""
+    cols = [c for _, c in shapes]
+    rows = max(r for r, _ in shapes)
+    width = 0.8 * sum(cols) + 1.6
+    height = 0.8 * rows + 1.0
+    return plt.subplots(1, 3, figsize=(width, height), layout="constrained",
+                        gridspec_kw={"width_ratios": cols})
+
+
+def gather_figure(input: torch.Tensor, index: torch.Tensor, dim: int):
+    """Draw ``torch.gather(input, dim, index)`` for 2-D tensors.
+
+    Each output cell gets its own colour; the index cell that produced it and the input cell it
+    reads share that colour, and the output cell names its source (``from [r, c]``).
+
+    Parameters
+    ----------
+    input : torch.Tensor
+        2-D tensor to read from.
+    index : torch.Tensor
+        2-D ``int64`` tensor, same rank as ``input``; ``index.size(d) <= input.size(d)`` for
+        ``d != dim`` (torch's rule).
+    dim : int
+        The dimension along which ``index`` chooses.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-tensor, wrong dtype, wrong rank, oversized grid, bad ``dim``, or an index that
+        torch rejects (torch's message is kept).
+
+    Examples
+    --------
+    >>> x = torch.arange(6).reshape(2, 3)
+    >>> fig = gather_figure(x, torch.tensor([[2, 0], [1, 1]]), dim=1)
+    >>> plt.close(fig)
+    """
+    _check_2d("input", input, integer=False)
+    _check_2d("index", index, integer=True)
+    d = _check_dim(dim)
+    try:
+        out = torch.gather(input, d, index)
+    except RuntimeError as err:
+        raise ValueError(f"torch.gather rejected index: {err}") from None
+
+    in_colors, idx_colors, out_colors, sub, reads = {}, {}, {}, {}, {}
+    for n, (i, j) in enumerate((i, j) for i in range(index.shape[0]) for j in range(index.shape[1])):
+        color = _PALETTE[n % len(_PALETTE)]
+        src = _source(i, j, index, d)
+        assert out[i, j] == input[src], "drawn source disagrees with torch.gather"
+        idx_colors[(i, j)] = out_colors[(i, j)] = color
+        # When several outputs read the same input cell, the cell keeps the first colour and
+        # the output labels still name it.
+        in_colors.setdefault(src, color)
+        reads[src] = reads.get(src, 0) + 1
+        sub[(i, j)] = f"from [{src[0]}, {src[1]}]"
+    in_sub = {cell: f"read {n} times" for cell, n in reads.items() if n > 1}
+
+    fig, axes = _figure([tuple(input.shape), tuple(index.shape), tuple(out.shape)])
+    _grid(axes[0], input.shape, f"input {tuple(input.shape)}",
+          {(i, j): _fmt(input[i, j]) for i in range(input.shape[0]) for j in range(input.shape[1])},
+          in_colors, in_sub)
+    _grid(axes[1], index.shape, f"index {tuple(index.shape)}, dim={d}",
+          {(i, j): str(int(index[i, j])) for i in range(index.shape[0]) for j in range(index.shape[1])},
+          idx_colors)
+    _grid(axes[2], out.shape, f"gather(input, {d}, index)",
+          {(i, j): _fmt(out[i, j]) for i in range(out.shape[0]) for j in range(out.shape[1])},
+          out_colors, sub)
+    return fig
+
+
+def scatter_figure(src: torch.Tensor, index: torch.Tensor, dim: int, size: tuple[int, int]):
+    """Draw ``torch.zeros(size, dtype=src.dtype).scatter(dim, index, src)`` for 2-D tensors.
+
+    Each source cell gets its own colour; its index cell and the output cell it lands in share that
+    colour. Output cells no index reaches keep their zero and stay grey. When two source cells name
+    the same output cell, torch does not promise which one wins: the output cell is hatched and
+    labelled with the number of writers.
+
+    Parameters
+    ----------
+    src : torch.Tensor
+        2-D tensor of values to place; only its first ``index.shape`` block is used.
+    index : torch.Tensor
+        2-D ``int64`` tensor; ``index[i, j]`` is the coordinate along ``dim`` where ``src[i, j]`` goes.
+    dim : int
+        The dimension along which ``index`` places.
+    size : tuple of int
+        Shape of the (zero-filled) output.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    TypeError, ValueError
+        As for :func:`gather_figure`, and for a ``size`` that is not two positive ints.
+    """
+    _check_2d("src", src, integer=False)
+    _check_2d("index", index, integer=True)
+    d = _check_dim(dim)
+    if (not isinstance(size, (tuple, list)) or len(size) != 2
+            or not all(isinstance(s, int) and not isinstance(s, bool) and 0 < s <= MAX_SIDE for s in size)):
+        raise ValueError(f"size must be two ints in 1..{MAX_SIDE}, got {size!r}")
+    try:
+        out = torch.zeros(tuple(size), dtype=src.dtype).scatter(d, index, src)
+    except RuntimeError as err:
+        raise ValueError(f"Tensor.scatter rejected index: {err}") from None
+
+    src_colors, idx_colors, out_colors, writers = {}, {}, {}, {}
+    for n, (i, j) in enumerate((i, j) for i in range(index.shape[0]) for j in range(index.shape[1])):
+        color = _PALETTE[n % len(_PALETTE)]
+        dst = _source(i, j, index, d)
+        src_colors[(i, j)] = idx_colors[(i, j)] = color
+        out_colors.setdefault(dst, color)
+        writers.setdefault(dst, []).append((i, j))
+    sub = {}
+    for dst, ws in writers.items():
+        if len(ws) == 1:
+            assert out[dst] == src[ws[0]], "drawn destination disagrees with torch scatter"
+            sub[dst] = f"from src[{ws[0][0]}, {ws[0][1]}]"
+        else:
+            # Neutral colour: no single source cell can be credited with the value torch kept.
+            out_colors[dst] = "white"
+            sub[dst] = f"{len(ws)} writers"
+
+    fig, axes = _figure([tuple(src.shape), tuple(index.shape), tuple(size)])
+    _grid(axes[0], src.shape, f"src {tuple(src.shape)}",
+          {(i, j): _fmt(src[i, j]) for i in range(src.shape[0]) for j in range(src.shape[1])},
+          src_colors)
+    _grid(axes[1], index.shape, f"index {tuple(index.shape)}, dim={d}",
+          {(i, j): str(int(index[i, j])) for i in range(index.shape[0]) for j in range(index.shape[1])},
+          idx_colors)
+    _grid(axes[2], tuple(size), f"zeros{tuple(size)}.scatter({d}, index, src)",
+          {(i, j): _fmt(out[i, j]) for i in range(size[0]) for j in range(size[1])},
+          out_colors, sub)
+    for dst, ws in writers.items():
+        if len(ws) > 1:
+            axes[2].add_patch(Rectangle((dst[1], dst[0]), 1, 1, fill=False, hatch="//",
+                                        edgecolor="#999999", linewidth=0))
+    return fig
