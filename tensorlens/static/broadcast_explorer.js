@@ -1,0 +1,260 @@
+// broadcast_explorer.js -- the BroadcastExplorer widget: operand shapes aligned from the right.
+//
+// Draws one row per operand (a text input with its shape, then one cell per dim of the result)
+// and a result row. Each cell is marked kept, stretched (size 1 -> n, stride 0) or prepended (a
+// dim the operand does not have), with the stride of the operand's broadcast view; a conflict
+// lights up the clashing column and says which dim and sizes clash; text that is not a shape
+// gets a message, never a broken widget. The reader can edit shapes and add or remove operands:
+// all computing happens here (broadcast_rule.js), so it works in the static book with no kernel.
+// Loaded by tensorlens/broadcast_explorer.py, whose _esm is this file with broadcast_rule.js
+// inlined by tensorlens/_esm.py. State: the synced trait `operands`, a list of
+// {name, text, strides} (strides: of the tensor the operand came from, or null = contiguous).
+//
+// Stable hooks for browser tests: .tl-bx[data-state=ok|conflict|invalid], .tl-bx-result (the
+// result shape, "[3, 5]", empty unless ok), .tl-bx-error (the message), input.tl-bx-input
+// [data-operand=i], .tl-bx-cell[data-operand=i][data-dim=j][data-mark=kept|stretched|prepended|
+// conflict], .tl-bx-result-cell[data-dim=j], button.tl-bx-add, button.tl-bx-remove[data-operand=i].
+
+import { conflictMessage, explainBroadcast, formatShape, parseShape } from "./broadcast_rule.js";
+
+const MAX_OPERANDS = 6;
+const NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+const MARK_TEXT = {
+  kept: "kept",
+  stretched: "stretched: size 1 repeated, stride 0",
+  prepended: "prepended: a new dim on the left",
+  conflict: "conflict",
+};
+
+function h(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "text") node.textContent = value;
+    else if (key === "class") node.className = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+/** Operands from the model, tolerating a malformed trait rather than breaking. */
+function readOperands(model) {
+  const raw = model.get("operands");
+  if (!Array.isArray(raw)) return [];
+  return raw.map((op, i) => ({
+    name: typeof op?.name === "string" && op.name ? op.name : NAMES[i % NAMES.length],
+    text: typeof op?.text === "string" ? op.text : "",
+    strides: Array.isArray(op?.strides) ? op.strides : null,
+  }));
+}
+
+function writeOperands(model, operands) {
+  model.set("operands", operands.map((op) => ({ ...op })));
+  model.save_changes();
+}
+
+function nextName(operands) {
+  const used = new Set(operands.map((op) => op.name));
+  return [...NAMES].find((letter) => !used.has(letter)) ?? `T${operands.length}`;
+}
+
+/** Parse every operand; keep the tensor's strides only while its text still gives its shape. */
+function analyse(operands) {
+  const parsed = operands.map((op) => parseShape(op.text));
+  const bad = parsed.findIndex((p) => !p.ok);
+  if (bad >= 0) {
+    return { state: "invalid", bad, message: `${operands[bad].name}: ${parsed[bad].error}` };
+  }
+  const plan = explainBroadcast(
+    parsed.map((p, i) => {
+      const stride = operands[i].strides;
+      const fits = stride && stride.length === p.shape.length;
+      return { shape: p.shape, stride: fits ? stride : null };
+    }),
+  );
+  if (!plan.ok) {
+    const names = operands.map((op) => op.name);
+    return { state: "conflict", plan, message: conflictMessage(plan.conflict, names, plan.rank) };
+  }
+  return { state: "ok", plan, message: "" };
+}
+
+function cell(row, i, j, plan) {
+  const size = row.padded[j];
+  const conflict = plan.conflict;
+  let mark = row.marks ? row.marks[j] : size === null ? "prepended" : "kept";
+  if (conflict && plan.rank + conflict.dim === j && size !== null) {
+    if (i === conflict.operand || i === conflict.otherOperand) mark = "conflict";
+  }
+  const target = plan.result ? plan.result[j] : null;
+  // A prepended dim acts as size 1: "(1)->n" says so, the dashed border says it is new.
+  let main;
+  if (mark === "stretched") main = `${size}\u2192${target}`;
+  else if (size === null) main = target === null || target === 1 ? "(1)" : `(1)\u2192${target}`;
+  else main = String(size);
+  const sub = row.strides ? `stride ${row.strides[j]}` : mark === "conflict" ? "clash" : "\u00a0";
+  return h(
+    "div",
+    {
+      class: "tl-bx-cell",
+      "data-operand": String(i),
+      "data-dim": String(j),
+      "data-mark": mark,
+      title: `dim ${j} (${j - plan.rank}): ${MARK_TEXT[mark]}`,
+    },
+    [h("span", { class: "tl-bx-size", text: main }), h("span", { class: "tl-bx-stride", text: sub })],
+  );
+}
+
+// Distinct ids for the labels of several explorers on one page.
+let instances = 0;
+
+function render({ model, el }) {
+  const uid = ++instances;
+  const root = h("div", { class: "tl-bx", "data-state": "ok" });
+  const grid = h("div", { class: "tl-bx-grid", role: "table" });
+  const message = h("div", { class: "tl-bx-error", role: "status", "aria-live": "polite" });
+  const add = h("button", { class: "tl-bx-add", type: "button", text: "+ operand" });
+  const legend = h("div", { class: "tl-bx-legend" }, [
+    ...["kept", "stretched", "prepended"].map((mark) =>
+      h("span", { class: "tl-bx-key", "data-mark": mark, text: MARK_TEXT[mark] }),
+    ),
+  ]);
+  root.append(
+    h("div", { class: "tl-bx-title", text: "Broadcasting: shapes aligned from the right" }),
+    h("div", { class: "tl-bx-scroll" }, [grid]),
+    message,
+    h("div", { class: "tl-bx-controls" }, [add]),
+    legend,
+  );
+  el.append(root);
+
+  // Inputs persist across redraws so typing never loses focus; only the cells are rebuilt.
+  /** @type {{row: HTMLElement, input: HTMLInputElement, name: HTMLElement, remove: HTMLButtonElement, cells: HTMLElement}[]} */
+  let rows = [];
+  const resultRow = {
+    shape: h("output", { class: "tl-bx-result" }),
+    cells: h("div", { class: "tl-bx-cells" }),
+  };
+  const header = h("div", { class: "tl-bx-cells tl-bx-header" });
+
+  function buildRows(count) {
+    grid.replaceChildren();
+    rows = [];
+    grid.append(
+      h("div", { class: "tl-bx-line tl-bx-head-line" }, [
+        h("span", { class: "tl-bx-name" }),
+        h("span", { class: "tl-bx-colhead", text: "shape" }),
+        h("span"),
+        header,
+      ]),
+    );
+    for (let i = 0; i < count; i++) {
+      const id = `tl-bx-${uid}-${i}`;
+      const name = h("label", { class: "tl-bx-name", for: id });
+      const input = h("input", {
+        id,
+        class: "tl-bx-input",
+        type: "text",
+        spellcheck: "false",
+        autocomplete: "off",
+        "data-operand": String(i),
+      });
+      const remove = h("button", {
+        class: "tl-bx-remove",
+        type: "button",
+        "data-operand": String(i),
+        text: "\u00d7",
+      });
+      const cells = h("div", { class: "tl-bx-cells" });
+      input.addEventListener("input", () => {
+        const operands = readOperands(model);
+        if (!operands[i]) return;
+        // An edited shape no longer describes the tensor it came from: use contiguous strides.
+        operands[i] = { ...operands[i], text: input.value, strides: null };
+        writeOperands(model, operands);
+      });
+      remove.addEventListener("click", () => {
+        const operands = readOperands(model);
+        if (operands.length <= 1) return;
+        operands.splice(i, 1);
+        writeOperands(model, operands);
+      });
+      const row = h("div", { class: "tl-bx-line", role: "row", "data-operand": String(i) }, [
+        name,
+        input,
+        remove,
+        cells,
+      ]);
+      grid.append(row);
+      rows.push({ row, input, name, remove, cells });
+    }
+    grid.append(h("div", { class: "tl-bx-rule", "aria-hidden": "true" }));
+    grid.append(
+      h("div", { class: "tl-bx-line tl-bx-result-line", role: "row" }, [
+        h("span", { class: "tl-bx-name", text: "=" }),
+        resultRow.shape,
+        h("span"),
+        resultRow.cells,
+      ]),
+    );
+  }
+
+  function update() {
+    const operands = readOperands(model);
+    if (operands.length !== rows.length) buildRows(operands.length);
+    const outcome = analyse(operands);
+    root.dataset.state = outcome.state;
+    message.textContent = outcome.message;
+    const plan = outcome.plan;
+    const rank = plan ? plan.rank : 0;
+    // Name, input, remove button, then one column per dim of the result (none while invalid).
+    grid.style.gridTemplateColumns =
+      "max-content minmax(9.5em, max-content) max-content" +
+      (rank > 0 ? ` repeat(${rank}, minmax(4.2em, max-content))` : "");
+    header.replaceChildren(
+      ...Array.from({ length: rank }, (_, j) =>
+        h("span", { class: "tl-bx-colhead", "data-dim": String(j), text: `dim ${j - rank}` }),
+      ),
+    );
+    operands.forEach((op, i) => {
+      const r = rows[i];
+      r.name.textContent = op.name;
+      r.input.setAttribute("aria-label", `shape of ${op.name}`);
+      if (r.input.value !== op.text) r.input.value = op.text;
+      const invalid = outcome.state === "invalid" && outcome.bad === i;
+      r.input.classList.toggle("tl-bx-invalid", invalid);
+      r.input.setAttribute("aria-invalid", String(invalid));
+      r.remove.disabled = operands.length <= 1;
+      r.remove.setAttribute("aria-label", `remove ${op.name}`);
+      r.cells.replaceChildren(...(plan ? plan.rows[i].padded.map((_, j) => cell(plan.rows[i], i, j, plan)) : []));
+    });
+    resultRow.shape.textContent = outcome.state === "ok" ? formatShape(plan.result) : "";
+    resultRow.cells.replaceChildren(
+      ...Array.from({ length: rank }, (_, j) => {
+        const clash = plan && plan.conflict && rank + plan.conflict.dim === j;
+        const text = plan && plan.result ? String(plan.result[j]) : clash ? "\u2717" : "?";
+        return h("div", {
+          class: "tl-bx-result-cell",
+          "data-dim": String(j),
+          "data-mark": clash ? "conflict" : "result",
+        }, [h("span", { class: "tl-bx-size", text })]);
+      }),
+    );
+    add.disabled = operands.length >= MAX_OPERANDS;
+  }
+
+  add.addEventListener("click", () => {
+    const operands = readOperands(model);
+    if (operands.length >= MAX_OPERANDS) return;
+    operands.push({ name: nextName(operands), text: "1", strides: null });
+    writeOperands(model, operands);
+  });
+
+  model.on("change:operands", update);
+  update();
+  return () => model.off("change:operands", update);
+}
+
+export default { render };
