@@ -1,0 +1,293 @@
+"""Strictness of tensorlens.exercises: every registered exercise, and the checker's own rules.
+
+The parametrized tests run over EXERCISES, so exercises added to any chapter module later are
+covered without touching this file: the solution passes, and every wrong variant fails.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+import torch
+
+import tensorlens as tl
+from tensorlens.exercises import EXERCISES, LOAD_ERRORS, Exercise, register, rules
+from tensorlens.exercises._core import run_check
+from tensorlens.exercises._variants import wrong_variants
+from tensorlens.exercises.strategies import make_tensor, shapes, st, tensors
+
+IDS = sorted(EXERCISES)
+VARIANTS = [pytest.param(i, label, fn, id=f"{i}-{label}") for i in IDS
+            for label, fn in wrong_variants(EXERCISES[i])]
+
+
+def test_every_chapter_module_loads():
+    assert LOAD_ERRORS == {}
+    assert IDS, "no exercises registered"
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_exercise_is_well_formed(exercise_id):
+    ex = EXERCISES[exercise_id]
+    assert ex.module.rsplit(".", 1)[-1] == ex.chapter, "declare an exercise in its chapter's module"
+    assert ex.hint.strip() and ex.statement.strip() and ex.title.strip()
+    assert ex.edge_cases, "give explicit edge cases (tried first)"
+    assert ex.reference.__doc__, "the reference is the readable specification: give it a docstring"
+    assert exercise_id in ex.describe()
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_solution_passes_and_is_fast(exercise_id):
+    ex = EXERCISES[exercise_id]
+    start = time.perf_counter()
+    result = tl.check(exercise_id, ex.solution or ex.reference)
+    elapsed = time.perf_counter() - start
+    assert result.passed, repr(result)
+    assert elapsed < 8, f"check took {elapsed:.1f} s"  # about 1 s alone; the machine is shared
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_reference_satisfies_its_own_values(exercise_id):
+    # the loop reference may break rules (it copies, it loops), never its own values
+    ex = EXERCISES[exercise_id]
+    plain = Exercise(**{**ex.__dict__, "rules": ()})
+    result = run_check_with(plain, ex.reference)
+    assert result.passed, repr(result)
+
+
+@pytest.mark.parametrize("exercise_id, label, fn", VARIANTS)
+def test_wrong_variant_fails(exercise_id, label, fn):
+    result = tl.check(exercise_id, fn)
+    assert result.status in ("fail", "error"), f"{label!r} was not caught:\n{result!r}"
+    assert not result.passed
+    assert "Traceback" not in repr(result)
+
+
+# ---------------------------------------------------------------- the checker itself
+
+
+def run_check_with(ex, fn):
+    """Check fn against an exercise that is registered only for the duration of the call."""
+    saved = EXERCISES.get(ex.id)
+    EXERCISES[ex.id] = ex
+    try:
+        return run_check(ex.id, fn)
+    finally:
+        if saved is None:
+            del EXERCISES[ex.id]
+        else:
+            EXERCISES[ex.id] = saved
+
+
+def make(id="testing.demo", reference=None, **fields):
+    fields.setdefault("title", "demo")
+    fields.setdefault("statement", "demo")
+    fields.setdefault("inputs", st.tuples(tensors(shape=shapes(1, 2, 0, 4))))
+    return Exercise(id=id, reference=reference, **fields)
+
+
+def sum_all(x):
+    """The sum of all elements, a 0-d tensor."""
+    return x.sum()
+
+
+@pytest.mark.parametrize("wrong, expected", [
+    (lambda x: x.sum().reshape(1), "expected (), got (1,)"),
+    (lambda x: x.sum().reshape(1, 1), "expected (), got (1, 1)"),
+    (lambda x: x.sum().item(), "should be a tensor, got a float"),
+    (lambda x: x.sum().double(), "expected torch.float32, got torch.float64"),
+    (lambda x: x.sum() + 1e-3, "wrong values"),
+])
+def test_no_broadcasting_leniency(wrong, expected):
+    result = run_check_with(make(reference=sum_all), wrong)
+    assert result.status == "fail"
+    assert expected in result.message
+
+
+def test_float_tolerance_and_exact_integers():
+    ex = make(reference=lambda x: x * 3, edge_cases=[torch.tensor([0.1, 0.7])])
+    assert run_check_with(ex, lambda x: x + x + x).passed  # rounding differs, within tolerance
+    ints = make(reference=lambda x: x * 3,
+                inputs=st.tuples(tensors(dtypes=(torch.int64,))), edge_cases=[torch.arange(3)])
+    assert not run_check_with(ints, lambda x: (x.double() * 3 + 1e-9).round().long() + (x == 2)).passed
+
+
+def test_exception_is_reported_not_raised():
+    def boom(x):
+        raise IndexError("index 7 is out of bounds")
+    result = run_check_with(make(reference=sum_all, edge_cases=[torch.ones(2)]), boom)
+    assert result.status == "error"
+    assert result.message == "your function raised IndexError: index 7 is out of bounds"
+    assert "input" in dict(result.details)
+    assert "Traceback" not in repr(result) and "Traceback" not in result._repr_html_()
+
+
+def test_stub_is_not_implemented_yet():
+    def stub(x):
+        """Doc."""
+        raise NotImplementedError("write your solution here")
+    result = tl.check("memory_layout.transpose_view", stub)
+    assert result.status == "not_implemented" and not result.passed
+    assert "not implemented yet" in repr(result)
+
+
+def test_unknown_id_lists_close_ids():
+    result = tl.check("memory_layout.transpose_veiw", lambda x: x)
+    assert result.status == "unknown"
+    assert "memory_layout.transpose_view" in result.message
+    assert tl.check(42, lambda x: x).status == "unknown"
+
+
+def test_not_a_function():
+    result = tl.check("memory_layout.transpose_view", torch.zeros(2, 2))
+    assert result.status == "fail" and "got a tensor" in result.message
+
+
+def test_smallest_failing_input_is_reported():
+    ex = make(reference=lambda x: x * 2, inputs=st.tuples(tensors(shape=shapes(1, 1, 0, 8))))
+    result = run_check_with(ex, lambda x: x * 2 if x.numel() < 3 else x * 2 + 1)
+    assert result.status == "fail"
+    shown = dict(result.details)["input"]
+    assert "shape (3,)" in shown and "tensor([0., 0., 0.])" in shown, shown
+
+
+def test_edge_cases_are_tried_smallest_first():
+    ex = make(reference=lambda x: x * 2, edge_cases=[torch.ones(3, 3), torch.ones(2), torch.ones(4)])
+    result = run_check_with(ex, lambda x: x * 3)  # wrong on every non-empty input
+    assert "shape (2,)" in dict(result.details)["input"]
+
+
+def test_input_mutation_fails():
+    def sneaky(x):
+        x.mul_(2)
+        return x.clone()
+    result = run_check_with(make(reference=lambda x: x * 2, edge_cases=[torch.ones(2)]), sneaky)
+    assert result.status == "fail" and "in place" in result.message
+
+
+def test_view_rule_sees_copies_and_accepts_views():
+    ex = make(reference=lambda x: x.flip(0).flip(0)[None], rules=[rules.view_of("x")],
+              edge_cases=[torch.ones(2)])
+    assert run_check_with(ex, lambda x: x.unsqueeze(0)).passed
+    result = run_check_with(ex, lambda x: x.clone().unsqueeze(0))
+    assert result.status == "fail" and "not a view of `x`" in result.message
+
+
+def test_memory_limit():
+    ex = make(reference=lambda x: x.expand(3, *x.shape), edge_cases=[torch.ones(2)],
+              rules=[rules.max_new_bytes(0)])
+    assert run_check_with(ex, lambda x: x.expand(3, *x.shape)).passed
+    result = run_check_with(ex, lambda x: x.repeat(3, *[1] * x.dim()))
+    assert result.status == "fail" and "bytes of new storage" in result.message
+
+
+def helper_with_loop(x):
+    return x + len([0 for _ in range(1)]) - 1
+
+
+def uses_helper(x):
+    return helper_with_loop(x) * 2
+
+
+def test_loop_rule_reads_source_and_helpers():
+    ex = make(reference=lambda x: x * 2, rules=[rules.no_loops()], edge_cases=[torch.ones(2)])
+    assert run_check_with(ex, lambda x: x * 2).passed  # a lambda with readable source is fine
+    result = run_check_with(ex, uses_helper)
+    assert result.status == "fail"
+    assert "list comprehension" in result.message and "helper `helper_with_loop`" in result.message
+
+    def while_loop(x):
+        out = x.clone()
+        i = 0
+        while i < 1:
+            i += 1
+        return out * 2
+    result = run_check_with(ex, while_loop)
+    assert "a `while` loop (line 4 of the function)" in result.message
+
+
+def test_banned_names():
+    ex = make(reference=lambda x: x.repeat(2), rules=[rules.banned("repeat", reason="use expand")],
+              inputs=st.tuples(tensors(shape=shapes(1, 1, 0, 4))), edge_cases=[torch.ones(2)])
+
+    def cheat(x):
+        return x.repeat(2)
+    result = run_check_with(ex, cheat)
+    assert result.status == "fail" and "uses `.repeat`" in result.message and "use expand" in result.message
+
+
+def test_missing_source_is_explained():
+    ex = make(reference=lambda x: x.t(), rules=[rules.no_loops()],
+              inputs=st.tuples(tensors(shape=shapes(2, 2))), edge_cases=[torch.ones(2, 3)])
+    result = run_check_with(ex, torch.t)
+    assert result.status == "fail" and "cannot check the rule" in result.message
+    namespace = {}
+    exec(compile("def f(x):\n    return x.t()\n", "<typed at a prompt>", "exec"), namespace)
+    result = run_check_with(ex, namespace["f"])
+    assert result.status == "fail" and "source of `f` is not available" in result.message
+
+
+def test_checker_bug_is_reported_not_raised():
+    def broken_reference(x):
+        raise RuntimeError("bug in the exercise")
+    result = run_check_with(make(reference=broken_reference, edge_cases=[torch.ones(1)]), lambda x: x)
+    assert result.status == "internal" and "bug in the exercise" in result.message
+
+
+def test_reprs_have_no_addresses_and_escape_html():
+    result = run_check_with(make(reference=sum_all, edge_cases=[torch.ones(1)]), lambda x: object())
+    assert "0x" not in repr(result) and "0x" not in result._repr_html_()
+    assert "<object>" not in result._repr_html_() and "&lt;" in result._repr_html_()
+    assert 'class="tl-check tl-check-fail"' in result._repr_html_()
+
+
+def test_results_are_recorded_for_grading(tmp_path, monkeypatch):
+    path = tmp_path / "results.jsonl"
+    monkeypatch.setenv("TENSORLENS_RESULTS", str(path))
+    tl.check("memory_layout.transpose_view", lambda x: x.T)
+    tl.check("memory_layout.as_column", lambda x: x)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(r["exercise"], r["status"], r["passed"]) for r in lines] == [
+        ("memory_layout.transpose_view", "pass", True), ("memory_layout.as_column", "fail", False)]
+
+
+def test_register_validates():
+    with pytest.raises(ValueError, match="chapter.name"):
+        register(make(id="NoDot", reference=sum_all))
+    with pytest.raises(ValueError, match="already registered"):
+        register(make(id="memory_layout.transpose_view", reference=sum_all))
+    with pytest.raises(TypeError, match="hypothesis strategy"):
+        register(make(id="testing.bad", reference=sum_all, inputs=[torch.ones(1)]))
+    with pytest.raises(ValueError, match="identifiers"):
+        rules.banned("x.repeat")
+    assert "testing.bad" not in EXERCISES
+
+
+def test_strategy_layouts_keep_values():
+    values = list(range(6))
+    dense = make_tensor(values, (2, 3))
+    for layout in ("transposed", "sliced"):
+        t = make_tensor(values, (2, 3), torch.float32, layout)
+        assert torch.equal(t, dense) and not t.is_contiguous()
+    assert make_tensor(values, (2, 3), torch.float32, "sliced").storage_offset() == 1
+
+
+def test_verdict_text_is_deterministic_across_processes():
+    script = textwrap.dedent("""
+        import torch, tensorlens as tl
+        def f(x):
+            return x.T.contiguous() if x.numel() > 2 else x.T
+        print(repr(tl.check("memory_layout.transpose_view", f)))
+        print(repr(tl.check("memory_layout.sliding_windows", lambda x, k: x.unfold(0, k, 1) + 0)))
+    """)
+    env = {**os.environ, "PYTHONHASHSEED": "random"}
+    env.pop("TENSORLENS_RESULTS", None)
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
+                           timeout=120) for _ in range(2)]
+    assert runs[0].returncode == 0, runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout
+    assert "not a view" in runs[0].stdout
