@@ -1,0 +1,190 @@
+// quiz.js -- the Quiz widget: predict-the-result questions checked in the browser.
+//
+// Draws a title, then one card per question: the question text (code in `backticks` and
+// ```fenced blocks```), either one button per choice or a text box with a "Check" button, a
+// feedback line, and the explanation once the question is answered right or the reader asks for
+// the answer. A wrong answer says "try again"; the reader may retry as often as they like. A score
+// line counts the questions answered right. Everything is computed here from the synced traits
+// `questions` (list of {question, choices|null, answer, accept, explain}) and `title`, so the
+// quiz works in the static book with no kernel. Invalid state shows a message, never a broken
+// widget. Loaded by tensorlens/quiz.py (its _esm is this file); normalizeAnswer must agree with
+// tensorlens.quiz.normalize_answer (tests/test_quiz.py runs both on the same table).
+//
+// Stable hooks for browser tests: .tl-quiz, .tl-quiz-title, .tl-quiz-score,
+// .tl-quiz-question[data-index=i][data-state=unanswered|correct|wrong|revealed],
+// button.tl-quiz-choice[data-choice=j], input.tl-quiz-input, button.tl-quiz-submit,
+// button.tl-quiz-reveal, .tl-quiz-feedback, .tl-quiz-explain, .tl-quiz-error.
+
+/**
+ * Canonical form of a free-text answer (same rule as the Python normalize_answer).
+ * @param {string} text
+ * @returns {string}
+ */
+export function normalizeAnswer(text) {
+  let s = String(text).trim().toLowerCase().replace(/[`'"]/g, "").trim();
+  s = s.replace(/\.$/, "").trim();
+  if (s.startsWith("tensor(")) return s.replace(/\s+/g, "");
+  const size = /^(?:torch\.)?size\((.*)\)$/.exec(s.replace(/\s+/g, ""));
+  if (size) s = size[1];
+  const hadBrackets = /[()[\]]/.test(s);
+  s = s.replace(/[()[\]]/g, " ").replace(/[\s,]+/g, ",").replace(/^,+|,+$/g, "");
+  return !s && hadBrackets ? "()" : s;
+}
+
+/**
+ * Split question text into segments: plain text, inline `code` and ```fenced``` blocks.
+ * @param {string} text
+ * @returns {{kind: "text"|"code"|"block", text: string}[]}
+ */
+export function segments(text) {
+  const out = [];
+  const parts = String(text).split(/```/);
+  parts.forEach((part, i) => {
+    if (i % 2 === 1) {
+      out.push({ kind: "block", text: part.replace(/^[a-z]*\n/, "").replace(/\n$/, "") });
+      return;
+    }
+    part.split(/`/).forEach((piece, j) => {
+      if (piece) out.push({ kind: j % 2 === 1 ? "code" : "text", text: piece });
+    });
+  });
+  return out;
+}
+
+/**
+ * Is `given` the right answer to question `q`? (choice index or free text)
+ * @returns {boolean}
+ */
+export function isCorrect(q, given) {
+  if (Array.isArray(q.choices)) return given === q.answer;
+  const accepted = (q.accept && q.accept.length ? q.accept : [q.answer]).map(normalizeAnswer);
+  return accepted.includes(normalizeAnswer(given));
+}
+
+/** A problem with the synced questions, or null when they are usable. */
+export function validateQuestions(questions) {
+  if (!Array.isArray(questions) || questions.length === 0) return "This quiz has no questions.";
+  for (const [i, q] of questions.entries()) {
+    if (!q || typeof q.question !== "string") return `Question ${i + 1} has no text.`;
+    if (Array.isArray(q.choices)) {
+      if (!Number.isInteger(q.answer) || q.answer < 0 || q.answer >= q.choices.length) {
+        return `Question ${i + 1} has no valid right choice.`;
+      }
+    } else if (typeof q.answer !== "string") {
+      return `Question ${i + 1} has no answer.`;
+    }
+  }
+  return null;
+}
+
+function h(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function rich(text, cls) {
+  const node = h("div", { class: cls });
+  for (const seg of segments(text)) {
+    if (seg.kind === "block") node.append(h("pre", {}, [h("code", { text: seg.text })]));
+    else if (seg.kind === "code") node.append(h("code", { text: seg.text }));
+    else node.append(document.createTextNode(seg.text));
+  }
+  return node;
+}
+
+function drawQuestion(q, index, onChange) {
+  const card = h("div", { class: "tl-quiz-question", "data-index": String(index), "data-state": "unanswered" });
+  card.append(h("div", { class: "tl-quiz-number", text: `Question ${index + 1}` }), rich(q.question, "tl-quiz-text"));
+  const feedback = h("div", { class: "tl-quiz-feedback", role: "status", "aria-live": "polite" });
+  const explain = rich(q.explain, "tl-quiz-explain");
+  explain.hidden = true;
+  const reveal = h("button", { class: "tl-quiz-reveal", type: "button", text: "Show the answer" });
+  reveal.hidden = true;
+  const answerText = Array.isArray(q.choices) ? q.choices[q.answer] : q.answer;
+
+  const setState = (state, message) => {
+    card.dataset.state = state;
+    feedback.textContent = message;
+    explain.hidden = !(state === "correct" || state === "revealed");
+    reveal.hidden = state !== "wrong";
+    onChange();
+  };
+  const judge = (given) => {
+    if (isCorrect(q, given)) setState("correct", "Correct!");
+    else setState("wrong", "Not quite: try again.");
+  };
+
+  if (Array.isArray(q.choices)) {
+    const list = h("div", { class: "tl-quiz-choices" });
+    q.choices.forEach((choice, j) => {
+      const button = h("button", { class: "tl-quiz-choice", type: "button", "data-choice": String(j) });
+      button.append(rich(choice, "tl-quiz-choice-text"));
+      button.addEventListener("click", () => {
+        for (const b of list.children) b.removeAttribute("data-picked");
+        button.setAttribute("data-picked", "true");
+        judge(j);
+      });
+      list.append(button);
+    });
+    card.append(list);
+  } else {
+    const input = h("input", { class: "tl-quiz-input", type: "text", "aria-label": `Answer to question ${index + 1}`,
+      placeholder: "your answer, e.g. (3, 4)", autocomplete: "off", spellcheck: "false" });
+    const submit = h("button", { class: "tl-quiz-submit", type: "button", text: "Check" });
+    submit.addEventListener("click", () => {
+      if (!input.value.trim()) setState("unanswered", "Type an answer first.");
+      else judge(input.value);
+    });
+    input.addEventListener("keydown", (event) => { if (event.key === "Enter") submit.click(); });
+    card.append(h("div", { class: "tl-quiz-answer-row" }, [input, submit]));
+  }
+  reveal.addEventListener("click", () => setState("revealed", "Answer: " + answerText));
+  card.append(feedback, reveal, explain);
+  return card;
+}
+
+function draw(model, root) {
+  root.replaceChildren();
+  const questions = model.get("questions");
+  const problem = validateQuestions(questions);
+  if (model.get("title")) root.append(h("div", { class: "tl-quiz-title", text: model.get("title") }));
+  if (problem) {
+    root.append(h("div", { class: "tl-quiz-error", role: "alert", text: problem }));
+    return;
+  }
+  const score = h("div", { class: "tl-quiz-score" });
+  const cards = [];
+  const update = () => {
+    const right = cards.filter((c) => c.dataset.state === "correct").length;
+    score.textContent = `${right} of ${cards.length} answered correctly`;
+  };
+  questions.forEach((q, i) => cards.push(drawQuestion(q, i, update)));
+  root.append(...cards, score);
+  update();
+}
+
+function render({ model, el }) {
+  const root = h("div", { class: "tl-quiz" });
+  el.append(root);
+  const redraw = () => {
+    try {
+      draw(model, root);
+    } catch (err) {
+      root.replaceChildren(h("div", { class: "tl-quiz-error", role: "alert", text: `This quiz could not be drawn: ${err}` }));
+    }
+  };
+  model.on("change:questions", redraw);
+  model.on("change:title", redraw);
+  redraw();
+  return () => {
+    model.off("change:questions", redraw);
+    model.off("change:title", redraw);
+  };
+}
+
+export default { render };

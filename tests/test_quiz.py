@@ -1,0 +1,115 @@
+"""tl.Quiz: validation, deterministic repr, synced state, and JS/Python agreement on answers."""
+
+import base64
+import json
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+import tensorlens as tl
+from tensorlens.quiz import normalize_answer
+
+QUIZ_JS = pathlib.Path(tl.__file__).parent / "static" / "quiz.js"
+
+SHAPE = {"question": "Shape of `torch.zeros(3, 4).T`?", "answer": "(4, 3)",
+         "explain": "`.T` swaps the two dims."}
+CHOICE = {"question": "Which call copies?", "choices": ["`x.T`", "`x.contiguous()` on `x.T`"],
+          "answer": 1, "explain": "A transposed tensor is not contiguous."}
+
+# (typed answer, canonical form): every equivalent spelling maps to the same form
+NORMALIZE_TABLE = [
+    ("(3, 4)", "3,4"), ("3,4", "3,4"), ("[3, 4]", "3,4"), ("torch.Size([3, 4])", "3,4"),
+    ("  ( 3 ,4 ) ", "3,4"), ("3 4", "3,4"), ("`(3, 4)`", "3,4"), ("(3,)", "3"), ("3", "3"),
+    ("torch.Size([])", "()"), ("()", "()"), ("tensor(6)", "tensor(6)"),
+    ("tensor([6])", "tensor([6])"), ("tensor([[6]])", "tensor([[6]])"), (" True ", "true"),
+    ("RuntimeError.", "runtimeerror"), ("torch.float32", "torch.float32"), ("'4'", "4"),
+    ("Size([2, 1])", "2,1"), ("(12, 4, 1)", "12,4,1"),
+]
+
+
+@pytest.mark.parametrize("text, canonical", NORMALIZE_TABLE)
+def test_normalize_answer(text, canonical):
+    assert normalize_answer(text) == canonical
+
+
+def test_scalar_and_tensor_answers_stay_distinct():
+    forms = {normalize_answer(t) for t in ("tensor(6)", "tensor([6])", "tensor([[6]])")}
+    assert len(forms) == 3
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_js_normalization_and_checking_agree_with_python():
+    source = base64.b64encode(QUIZ_JS.read_bytes()).decode()
+    texts = [t for t, _ in NORMALIZE_TABLE]
+    script = f"""
+        const m = await import("data:text/javascript;base64,{source}");
+        const texts = {json.dumps(texts)};
+        const q = {json.dumps(tl.Quiz([SHAPE]).questions[0])};
+        const c = {json.dumps(tl.Quiz([CHOICE]).questions[0])};
+        console.log(JSON.stringify({{
+          normalized: texts.map(m.normalizeAnswer),
+          shape: ["(4, 3)", "torch.Size([4, 3])", "4,3", "(3, 4)", ""].map((a) => m.isCorrect(q, a)),
+          choice: [0, 1].map((a) => m.isCorrect(c, a)),
+          segments: m.segments("a `b` c\\n```\\nx = 1\\n```"),
+          valid: [m.validateQuestions([q, c]), m.validateQuestions([]),
+                  m.validateQuestions([{{question: "x", choices: ["a", "b"], answer: 5}}])],
+        }}));
+    """
+    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["normalized"] == [normalize_answer(t) for t in texts]
+    assert got["shape"] == [True, True, True, False, False]
+    assert got["choice"] == [False, True]
+    assert got["segments"] == [{"kind": "text", "text": "a "}, {"kind": "code", "text": "b"},
+                               {"kind": "text", "text": " c\n"}, {"kind": "block", "text": "x = 1"}]
+    assert got["valid"][0] is None
+    assert "no questions" in got["valid"][1] and "Question 1" in got["valid"][2]
+
+
+def test_quiz_state_and_repr():
+    quiz = tl.Quiz([SHAPE, {**CHOICE}, {**SHAPE, "accept": ["4 by 3"]}])
+    assert repr(quiz) == "Quiz(3 questions)"
+    assert repr(tl.Quiz([SHAPE])) == "Quiz(1 question)"
+    assert quiz.questions[0] == {**SHAPE, "choices": None, "accept": ["4,3"]}
+    assert quiz.questions[1]["choices"] == CHOICE["choices"] and quiz.questions[1]["answer"] == 1
+    assert quiz.questions[2]["accept"] == ["4,3", "4,by,3"]
+    bundle = quiz._repr_mimebundle_()
+    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert bundle["text/plain"] == "Quiz(3 questions)"
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert "export default" in quiz._esm and ".tl-quiz" in quiz._css
+    assert quiz.trait_metadata("questions", "sync") and quiz.trait_metadata("title", "sync")
+
+
+@pytest.mark.parametrize("questions, message", [
+    ([], "non-empty list"),
+    ("what?", "non-empty list"),
+    ([42], "question 1 must be a dict"),
+    ([SHAPE, {"question": "q", "answer": "1"}], "question 2: missing key 'explain'"),
+    ([{**SHAPE, "explain": " "}], "question 1: 'explain' must be a non-empty string"),
+    ([{**SHAPE, "hint": "x"}], "unknown key(s) ['hint']"),
+    ([{**CHOICE, "answer": 2}], "'answer' must be the index of the right choice (0..1), got 2"),
+    ([{**CHOICE, "answer": "1"}], "'answer' must be the index"),
+    ([{**CHOICE, "answer": True}], "'answer' must be the index"),
+    ([{**CHOICE, "choices": ["only one"]}], "at least 2"),
+    ([{**CHOICE, "choices": ["a", "a"]}], "duplicates"),
+    ([{**SHAPE, "answer": 3}], "free-text question must be a non-empty string"),
+    ([{**SHAPE, "answer": " , "}], "free-text question must be a non-empty string"),
+    ([{**SHAPE, "accept": "4x3"}], "'accept' must be a list"),
+    ([{**CHOICE, "accept": ["x"]}], "only for free-text"),
+])
+def test_validation_names_question_and_key(questions, message):
+    with pytest.raises((ValueError, TypeError)) as err:
+        tl.Quiz(questions)
+    assert message in str(err.value)
+
+
+def test_title_must_be_text():
+    with pytest.raises(TypeError, match="title"):
+        tl.Quiz([SHAPE], title=3)
+    with pytest.raises(TypeError, match="text must be a string"):
+        normalize_answer(3)
