@@ -3,8 +3,8 @@
 Each reference spells the result out element by element (loops, to be read as the
 specification); the rules ask for the broadcasting version: no loops, and no copies of the
 inputs made with ``repeat`` / ``tile``. The hand-written wrong solutions are the classic
-broadcasting slips: a reduction without ``keepdim``, operands aligned the wrong way round, and a
-rule applied from the left.
+broadcasting slips: a mask that lines up with the wrong dim, operands aligned the wrong way
+round, and the rule applied from the left.
 """
 
 import torch
@@ -64,46 +64,52 @@ def outer_sum(a, b):
     return out
 
 
-# ---------------------------------------------------------------- center_rows
+# ---------------------------------------------------------------- zero_rows
 
 
-def _center_rows_solution(x):
-    return x - x.mean(dim=1, keepdim=True)
+def _zero_rows_solution(x, keep):
+    return torch.where(keep[:, None], x, 0)
 
 
-def _mean_without_keepdim(x):
-    return x - x.mean(dim=1)
+@st.composite
+def _rows_and_mask(draw):
+    x = draw(tensors(shape=st.tuples(st.integers(0, 4), st.integers(0, 4)),
+                     dtypes=(torch.float32, torch.int64)))
+    keep = draw(tensors(shape=(x.shape[0],), dtypes=(torch.bool,), layouts=("contiguous",)))
+    return x, keep
 
 
 @exercise(
-    "broadcasting.center_rows",
-    title="Subtract each row's mean",
-    statement="Write `center_rows(x)` for a 2-D float tensor `x` of shape `(n, m)` (m >= 1) that "
-              "subtracts from every row its own mean, so each row of the result sums to 0. "
-              "The result has the shape of `x`. No Python loops.",
-    inputs=st.tuples(tensors(shape=st.tuples(st.integers(1, 4), st.integers(1, 4)),
-                             dtypes=(torch.float32, torch.float64))),
+    "broadcasting.zero_rows",
+    title="Drop rows with a mask",
+    statement="Write `zero_rows(x, keep)` for a 2-D tensor `x` of shape `(n, m)` and a bool "
+              "tensor `keep` of shape `(n,)`: return a tensor like `x` where row `i` is left as "
+              "it is when `keep[i]` is True and is all zeros otherwise. Do not modify `x`; no "
+              "Python loops.",
+    inputs=_rows_and_mask(),
     edge_cases=[
-        torch.tensor([[1., 2., 3.], [4., 6., 8.], [0., 0., 9.]]),  # square: the silent trap
-        torch.tensor([[1., 3.], [2., 6.], [5., 5.]]),
-        torch.tensor([[1.], [2.]]),
-        torch.tensor([[2., 4., 9.]]),
-        make_tensor([1, 2, 3, 4], (2, 2), torch.float32, "transposed"),
+        (torch.tensor([[1., 2.], [3., 4.]]), torch.tensor([True, False])),  # square: the trap
+        (torch.tensor([[1, 2, 3], [4, 5, 6]]), torch.tensor([False, True])),
+        (torch.tensor([[1.], [2.], [3.]]), torch.tensor([True, False, True])),
+        (torch.zeros(0, 3), torch.zeros(0, dtype=torch.bool)),
+        (make_tensor([1, 2, 3, 4, 5, 6], (3, 2), torch.float32, "transposed"),
+         torch.tensor([False, True, True])),
     ],
-    hint="`x.mean(dim=1)` has shape `(n,)`, which lines up with the *columns* of `x`, not its "
-         "rows. Keep the reduced dim: `x.mean(dim=1, keepdim=True)` has shape `(n, 1)`.",
-    rules=[rules.no_loops()],
-    solution=_center_rows_solution,
-    wrong=[("mean without keepdim (subtracts column-wise)", _mean_without_keepdim)],
+    hint="`keep` has shape `(n,)`, which lines up with the *columns* of `x`. Make it a column, "
+         "`keep[:, None]` of shape `(n, 1)`, and let `torch.where(keep[:, None], x, 0)` stretch "
+         "it along each row.",
+    rules=[rules.no_loops(), _NO_COPIES],
+    solution=_zero_rows_solution,
+    wrong=[("the mask applied to columns: where(keep, x, 0)",
+            lambda x, keep: torch.where(keep, x, 0))],
 )
-def center_rows(x):
-    """out[i, j] = x[i, j] - mean(x[i, :]) (loops: the specification only)."""
-    n, m = x.shape
-    out = torch.empty_like(x, memory_format=torch.contiguous_format)
-    for i in range(n):
-        mean = sum(x[i, j] for j in range(m)) / m
-        for j in range(m):
-            out[i, j] = x[i, j] - mean
+def zero_rows(x, keep):
+    """out[i, j] = x[i, j] if keep[i] else 0 (loops: the specification only)."""
+    out = x.clone(memory_format=torch.contiguous_format)
+    for i in range(x.shape[0]):
+        if not keep[i]:
+            for j in range(x.shape[1]):
+                out[i, j] = 0
     return out
 
 
