@@ -1,0 +1,191 @@
+"""Exercises for chapter 5, ``expand``, ``expand_as`` and ``repeat``.
+
+The references spell results out element by element (loops, or autograd itself for the gradient
+exercise); the rules ask for what the chapter teaches: a stride-0 view instead of a copy, ``expand``
+plus ``reshape`` instead of ``repeat_interleave``, and the gradient of ``expand`` as a sum over the
+expanded dimensions worked out by hand.
+"""
+
+import math
+
+import torch
+
+from . import rules
+from ._core import exercise
+from .strategies import make_tensor, shapes, st, tensors
+
+# ---------------------------------------------------------------- match_to
+
+
+def _match_to_solution(w, x):
+    # index with None once per trailing dim of x: a view whatever w's strides (unlike view(-1, ...),
+    # which is ambiguous for an empty w)
+    return w[(...,) + (None,) * (x.dim() - 1)].expand_as(x)
+
+
+@st.composite
+def _weights_and_batch(draw):
+    x = draw(tensors(shape=shapes(1, 4, 0, 3), dtypes=(torch.float32,)))
+    w = draw(tensors(shape=(x.shape[0],), dtypes=(torch.float32, torch.int64)))
+    return w, x
+
+
+@exercise(
+    "expand.match_to",
+    title="Per-sample values, shaped like the batch",
+    statement="Write `match_to(w, x)`: `w` is 1-D with one value per sample (length `B`), `x` is a "
+              "batch of any shape `(B, ...)`. Return a tensor shaped like `x` with "
+              "`out[b, ...] == w[b]` everywhere in sample `b`. It must be a view of `w` (stride "
+              "0, no copy) and keep `w`'s dtype.",
+    inputs=_weights_and_batch(),
+    edge_cases=[
+        (torch.tensor([1., 2.]), torch.zeros(2, 3)),
+        (torch.tensor([1, 2, 3]), torch.zeros(3, 2, 2)),
+        (torch.tensor([4.]), torch.zeros(1)),
+        (torch.zeros(0), torch.zeros(0, 3)),
+        (make_tensor([1, 2, 3], (3,), torch.float32, "sliced"), torch.zeros(3, 1, 2)),
+    ],
+    hint="`w` needs one trailing size-1 dim per extra dim of `x` (`w[:, None, None]` for a 3-D `x`; "
+         "in general `w.reshape(w.shape + (1,) * (x.dim() - 1))`); then `expand_as(x)` stretches "
+         "them with stride 0. `w.expand_as(x)` alone fails: shapes align from the right.",
+    rules=[rules.view_of("w"), rules.no_loops()],
+    solution=_match_to_solution,
+    wrong=[
+        ("w.expand_as(x) read from the right", lambda w, x: w.expand_as(x)),
+        ("a copy with repeat", lambda w, x: w.reshape(w.shape + (1,) * (x.dim() - 1)).repeat(
+            (1,) + tuple(x.shape[1:]))),
+    ],
+)
+def match_to(w, x):
+    """out[b, ...] = w[b] for every sample b (a copy: the specification only)."""
+    out = torch.empty(x.shape, dtype=w.dtype)
+    for b in range(x.shape[0]):
+        out[b] = w[b]
+    return out
+
+
+# ---------------------------------------------------------------- repeat_rows
+
+
+def _repeat_rows_solution(x, k):
+    n, d = x.shape
+    return x[:, None, :].expand(n, k, d).reshape(n * k, d)
+
+
+@st.composite
+def _matrix_and_count(draw):
+    x = draw(tensors(shape=shapes(2, 2, 0, 3), dtypes=(torch.float32, torch.int64, torch.bool)))
+    return x, draw(st.integers(0, 3))
+
+
+@exercise(
+    "expand.repeat_rows",
+    title="Each row k times, side by side",
+    statement="Write `repeat_rows(x, k)` for a 2-D `x` of shape `(n, d)`: return the `(n * k, d)` "
+              "tensor in which every row of `x` appears `k` times in a row (row 0, row 0, ..., "
+              "row 1, row 1, ...), what `x.repeat_interleave(k, dim=0)` gives. Build it from a "
+              "stride-0 view: no `repeat`, `repeat_interleave` or `tile`, no Python loops.",
+    inputs=_matrix_and_count(),
+    edge_cases=[
+        (torch.tensor([[1., 2.], [3., 4.]]), 2),
+        (torch.tensor([[1, 2, 3]]), 3),
+        (torch.tensor([[5.], [6.]]), 1),
+        (torch.tensor([[1., 2.]]), 0),
+        (torch.zeros(0, 2), 2),
+        (torch.zeros(2, 0), 3),
+        (make_tensor([1, 2, 3, 4], (2, 2), torch.float32, "transposed"), 2),
+    ],
+    hint="Insert a dim of size 1 between the rows and the columns (`x[:, None, :]`, shape "
+         "`(n, 1, d)`), `expand` it to `(n, k, d)` and `reshape` to `(n * k, d)`: the reshape is "
+         "where the copy happens, once. Expanding `(1, n, d)` instead gives `x.repeat(k, 1)`'s "
+         "order.",
+    rules=[rules.no_loops(),
+           rules.banned("repeat", "repeat_interleave", "tile",
+                        reason="make the copies with a stride-0 view and one reshape")],
+    solution=_repeat_rows_solution,
+    wrong=[
+        ("whole tensor k times (repeat's order)",
+         lambda x, k: x[None].expand(k, *x.shape).reshape(k * x.shape[0], x.shape[1])),
+    ],
+)
+def repeat_rows(x, k):
+    """Row i of x lands at rows i*k ... i*k + k - 1 of the result (loops: the specification)."""
+    n, d = x.shape
+    out = torch.empty(n * k, d, dtype=x.dtype)
+    for i in range(n):
+        for r in range(k):
+            out[i * k + r] = x[i]
+    return out
+
+
+# ---------------------------------------------------------------- source_grad
+
+
+def _source_grad_solution(g, shape):
+    lead = g.dim() - len(shape)
+    if lead:
+        g = g.sum(dim=tuple(range(lead)))         # new leading dims: summed away
+    stretched = tuple(d for d, n in enumerate(shape) if n == 1)
+    if stretched:
+        g = g.sum(dim=stretched, keepdim=True)    # size-1 dims: summed, kept as size 1
+    return g
+
+
+def _forgets_leading_dims(g, shape):
+    lead = g.dim() - len(shape)
+    stretched = tuple(lead + d for d, n in enumerate(shape) if n == 1)
+    return g.sum(dim=stretched, keepdim=True) if stretched else g
+
+
+def _forgets_keepdim(g, shape):
+    lead = g.dim() - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + d for d, n in enumerate(shape) if n == 1)
+    return g.sum(dim=dims) if dims else g
+
+
+@st.composite
+def _grad_and_source_shape(draw):
+    source = draw(shapes(0, 3, 1, 3))
+    target = tuple(draw(st.integers(0, 3)) if n == 1 else n for n in source)
+    lead = tuple(draw(st.lists(st.integers(0, 3), max_size=2)))
+    g = draw(tensors(shape=lead + target, dtypes=(torch.float32, torch.float64)))
+    return g, source
+
+
+@exercise(
+    "expand.source_grad",
+    title="The gradient that flows back through expand",
+    statement="A tensor `s` of shape `shape` was expanded, `y = s.expand(g.shape)`, and `g` is the "
+              "gradient of the loss with respect to `y`. Write `source_grad(g, shape)` that returns "
+              "the gradient with respect to `s` (shape `shape`, `g`'s dtype) by hand: no autograd "
+              "(`backward`, `torch.autograd`) and no `sum_to_size`.",
+    inputs=_grad_and_source_shape(),
+    edge_cases=[
+        (torch.tensor([[1., 2., 3.], [4., 5., 6.]]), (2, 1)),
+        (torch.tensor([[1., 2., 3.], [4., 5., 6.]]), (3,)),
+        (torch.tensor([[1., 2., 3.], [4., 5., 6.]]), (1, 3)),
+        (torch.tensor([[1., 2.], [3., 4.]]), (1, 1)),
+        (torch.tensor([1., 2., 3.]), (1,)),
+        (torch.tensor(5.), ()),
+        (torch.ones(2, 0, 3), (1, 3)),
+    ],
+    hint="Each element of `s` was used once per position it was stretched to, so its gradient is "
+         "the sum of `g` over those positions: sum over the new leading dims (they disappear), then "
+         "over every dim where `shape` has a 1, with `keepdim=True`. Careful: `g.sum(dim=())` sums "
+         "over everything.",
+    rules=[rules.banned("backward", "autograd", "sum_to_size",
+                        reason="work the sum out from the shapes")],
+    solution=_source_grad_solution,
+    wrong=[
+        ("forgets the new leading dims", _forgets_leading_dims),
+        ("forgets keepdim", _forgets_keepdim),
+        ("mean instead of sum", lambda g, shape: _source_grad_solution(g, shape)
+         / max(1, g.numel() // max(1, math.prod(shape)))),
+    ],
+)
+def source_grad(g, shape):
+    """What autograd computes: the gradient of (s.expand(g.shape) * g).sum() with respect to s."""
+    s = torch.zeros(shape, dtype=g.dtype, requires_grad=True)
+    s.expand(g.shape).backward(g)
+    return s.grad
+
