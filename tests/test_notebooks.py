@@ -1,0 +1,108 @@
+"""Every chapter notebook has the book's shape and is stored executed and clean.
+
+nbval (``make notebooks``) re-runs the notebooks and compares outputs; these checks cover what
+nbval does not: the shared setup cell, the chapter shape, the table of contents, tags that
+match what the cells really do, and stored outputs free of addresses.
+"""
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+SETUP = re.search(r"The setup cell, identical in every notebook:\n\n```python\n(.*?)```", README, re.S).group(1)
+
+
+def _load(path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _source(cell):
+    return "".join(cell["source"])
+
+
+def _toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    return files
+
+
+ids = [path.name for path in NOTEBOOKS]
+
+
+def test_every_notebook_is_in_the_table_of_contents():
+    listed = set(_toc_files())
+    assert NOTEBOOKS, "no chapter notebooks"
+    for path in NOTEBOOKS:
+        assert f"notebooks/{path.stem}" in listed, f"{path.name} is missing from _toc.yml"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_starts_with_the_shared_setup_cell(path):
+    first = _load(path)["cells"][0]
+    assert first["cell_type"] == "code"
+    assert _source(first).strip() == SETUP.strip(), "the first cell must be README's setup cell"
+    assert "hide-input" in first["metadata"].get("tags", [])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_has_the_chapter_shape(path):
+    cells = _load(path)["cells"]
+    markdown = "\n".join(_source(c) for c in cells if c["cell_type"] == "markdown")
+    headings = re.findall(r"^(#{1,2}) (.+)$", markdown, re.M)
+    assert headings[0][0] == "#", "the first heading is the chapter title"
+    assert "You will be able to" in markdown, "goals near the top"
+    titles = [text.strip() for level, text in headings if level == "##"]
+    assert "Check yourself" in titles
+    assert titles[-1] == "Summary", "the chapter ends with its summary"
+    code = "\n".join(_source(c) for c in cells if c["cell_type"] == "code")
+    assert "tl.check(" in code and "tl.Quiz(" in code, "checked exercises and a quiz"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_stored_outputs_are_executed_and_honest(path):
+    for cell in _load(path)["cells"]:
+        if cell["cell_type"] != "code" or not _source(cell).strip():
+            continue
+        tags = cell["metadata"].get("tags", [])
+        label = _source(cell)[:60]
+        assert cell["execution_count"] is not None, f"never executed: {label!r}"
+        errors = [o for o in cell["outputs"] if o["output_type"] == "error"]
+        if "raises-exception" in tags:
+            assert errors, f"tagged raises-exception but raised nothing: {label!r}"
+        else:
+            assert not errors, f"an error without the raises-exception tag: {label!r}"
+        if "nbval-ignore-output" not in tags:
+            assert not re.search(r"0x[0-9a-f]{8,}", json.dumps(cell["outputs"])), \
+                f"a memory address in the output: {label!r}"
+        assert "NBVAL_IGNORE_OUTPUT" not in _source(cell), "use the nbval-ignore-output tag"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_solution_cells_hold_only_functions_and_are_hidden(path):
+    for cell in _load(path)["cells"]:
+        tags = cell["metadata"].get("tags", [])
+        if "solution" not in tags:
+            continue
+        body = ast.parse(_source(cell)).body
+        assert body and all(isinstance(node, ast.FunctionDef) for node in body), \
+            "a solution cell holds only function definitions (make student stubs their bodies)"
+        assert "hide-input" in tags, "solutions sit behind a toggle in the book"
