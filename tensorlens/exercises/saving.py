@@ -1,0 +1,163 @@
+"""Exercises for chapter 10, saving and loading.
+
+- ``saving.compact_for_saving``: ``torch.save`` writes a tensor's whole storage, so a small view of
+  a big tensor makes a big file. The rule below judges what would be written: the result may hold
+  no more storage bytes than its elements need, and it may copy only when the input holds more.
+- ``saving.safetensors_header``: a ``.safetensors`` file is an 8-byte length, a JSON header and raw
+  bytes; reading the header by hand shows why loading one cannot run code.
+
+Needs the ``safetensors`` package (the inputs of the second exercise are real files' bytes).
+"""
+
+import json
+
+import torch
+from safetensors.torch import save as safetensors_save
+
+from . import rules
+from ._core import exercise
+from .strategies import make_tensor, st, tensors
+
+# ---------------------------------------------------------------- compact_for_saving
+
+
+def _needed_bytes(t):
+    return t.numel() * t.element_size()
+
+
+def _is_compact(t):
+    """True when the storage behind t holds no more bytes than t's elements need."""
+    return t.untyped_storage().nbytes() <= _needed_bytes(t)
+
+
+def _check_compact(args, result, arg_names):
+    (t,) = args
+    if not isinstance(result, torch.Tensor):
+        return None  # the value comparison has already said what is wrong
+    held = result.untyped_storage().nbytes()
+    if held > _needed_bytes(result):
+        return (f"the result still sits on {held} bytes of storage for {_needed_bytes(result)} "
+                "bytes of elements: torch.save would write all of them")
+    if _is_compact(t) and held > 0 and result.untyped_storage().data_ptr() != t.untyped_storage().data_ptr():
+        return (f"the input already holds only the bytes it needs ({t.untyped_storage().nbytes()}), "
+                "yet the result is a copy: copy only when it saves bytes")
+    return None
+
+
+_COMPACT = rules.Rule(
+    "the result holds no more storage than its elements need, and is a copy only when the input "
+    "holds more",
+    check_call=_check_compact,
+    wrong_variants=lambda solution, arg_names: [("always a copy", lambda t: t.clone()),
+                                                ("never a copy", lambda t: t)],
+)
+
+
+def _compact_solution(t):
+    return t if t.untyped_storage().nbytes() <= t.numel() * t.element_size() else t.clone()
+
+
+@st.composite
+def _tensors_and_slices(draw):
+    t = draw(tensors(dtypes=(torch.float32, torch.int64), max_dims=3))
+    if t.dim() == 0 or t.shape[0] == 0 or not draw(st.booleans()):
+        return (t,)
+    start = draw(st.integers(0, t.shape[0] - 1))
+    stop = draw(st.integers(start, t.shape[0]))
+    return (t[start:stop],)  # a view of part of t's storage
+
+
+@exercise(
+    "saving.compact_for_saving",
+    title="Save the view, not the whole storage",
+    statement="Write `compact_for_saving(t)` that returns a tensor equal to `t` which "
+              "`torch.save` can write without extra bytes: the storage behind the result may "
+              "hold at most `t.numel() * t.element_size()` bytes. Copy only when that is needed: "
+              "if `t`'s own storage is already no bigger, return `t` itself.",
+    inputs=_tensors_and_slices(),
+    edge_cases=[
+        torch.arange(10.)[:3],
+        torch.arange(10)[2:5],
+        torch.arange(6.).reshape(2, 3),
+        torch.arange(6.).reshape(2, 3).t(),
+        torch.tensor([1., 2.]).expand(3, 2),
+        torch.zeros(0),
+        make_tensor([1, 2, 3], (3,), torch.float32, "sliced"),
+    ],
+    hint="Compare `t.untyped_storage().nbytes()` with `t.numel() * t.element_size()`; `clone()` "
+         "gives a fresh storage of exactly the elements. `contiguous()` is not enough: a "
+         "contiguous slice of a big tensor is returned as it is, big storage included.",
+    rules=[_COMPACT],
+    solution=_compact_solution,
+    wrong=[("contiguous() instead of clone()", lambda t: t.contiguous())],
+)
+def compact_for_saving(t):
+    """t itself if its storage holds only t's bytes, else a fresh copy (the specification)."""
+    storage_bytes = t.untyped_storage().nbytes()
+    element_bytes = t.numel() * t.element_size()
+    if storage_bytes <= element_bytes:
+        return t
+    return t.clone()
+
+
+# ---------------------------------------------------------------- safetensors_header
+
+def _header_solution(data):
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + n])
+    return sorted((name, info["dtype"], tuple(info["shape"]))
+                  for name, info in header.items() if name != "__metadata__")
+
+
+_NAMES = ("weight", "bias", "embed.weight", "head.bias", "running_mean")
+_DTYPES = (torch.float32, torch.int64, torch.float16, torch.bool, torch.uint8)
+
+
+@st.composite
+def _safetensors_files(draw):
+    names = draw(st.lists(st.sampled_from(_NAMES), min_size=1, max_size=3, unique=True))
+    tensors_by_name = {name: draw(tensors(dtypes=_DTYPES, max_dims=3)).contiguous() for name in names}
+    metadata = draw(st.sampled_from((None, {"format": "pt"}, {"epoch": "3", "note": "demo"})))
+    return (safetensors_save(tensors_by_name, metadata=metadata),)
+
+
+@exercise(
+    "saving.safetensors_header",
+    title="Read a safetensors header by hand",
+    statement="`data` holds the bytes of a `.safetensors` file: 8 bytes giving the header's "
+              "length `n` (an unsigned little-endian integer), then `n` bytes of JSON, then the "
+              "raw tensor bytes. The JSON maps each tensor's name to its `dtype`, `shape` and "
+              "`data_offsets`, and may hold a `__metadata__` entry that is not a tensor. Write "
+              "`safetensors_header(data)` that returns a list of `(name, dtype, shape)` tuples, "
+              "sorted by name, with `shape` a tuple of ints, e.g. "
+              "`[('bias', 'F32', (3,)), ('weight', 'F32', (3, 2))]`, without any loading library.",
+    inputs=_safetensors_files(),
+    edge_cases=[
+        (safetensors_save({"weight": torch.zeros(3, 2), "bias": torch.zeros(3)}),),
+        (safetensors_save({"weight": torch.zeros(2, dtype=torch.int64)}, metadata={"format": "pt"}),),
+        (safetensors_save({"running_mean": torch.zeros(())}),),
+    ],
+    hint="`n = int.from_bytes(data[:8], 'little')`, then `json.loads(data[8:8 + n])`; skip the "
+         "`__metadata__` key and turn each shape list into a tuple.",
+    rules=[rules.banned("safe_open", "load", "load_file", "deserialize",
+                        reason="read the header yourself")],
+    solution=_header_solution,
+    wrong=[("__metadata__ kept", lambda data: sorted(
+        (k, v.get("dtype", ""), tuple(v.get("shape", ())))
+        for k, v in json.loads(data[8:8 + int.from_bytes(data[:8], "little")]).items())),
+           ("shapes as lists", lambda data: sorted(
+               (k, v["dtype"], v["shape"])
+               for k, v in json.loads(data[8:8 + int.from_bytes(data[:8], "little")]).items()
+               if k != "__metadata__"))],
+)
+def safetensors_header(data):
+    """(name, dtype, shape) for every tensor described in the file's JSON header, by name."""
+    header_length = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + header_length])
+    entries = []
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        entries.append((name, info["dtype"], tuple(info["shape"])))
+    entries.sort()
+    return entries
