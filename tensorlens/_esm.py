@@ -1,0 +1,40 @@
+"""Load a widget's ES module from ``tensorlens/static`` as one self-contained string.
+
+Contract: ``load_esm(name)`` returns the text of ``static/<name>`` with every line
+``import {a, b as c} from "./other.js";`` replaced by the text of ``other.js`` (itself inlined
+the same way, each file at most once) plus ``const c = b;`` for renamed imports. The static book
+has no module server, so a widget's ``_esm`` cannot import anything; only relative named imports
+are allowed, and any other ``import`` raises ``ValueError``. ``load_css(name)`` reads a stylesheet.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+STATIC = Path(__file__).parent / "static"
+_IMPORT = re.compile(r"""^import\s*\{([^}]*)\}\s*from\s*["'](\.{1,2}/[^"']+)["'];?[ \t]*$""", re.M)
+
+
+def load_esm(name: str, static_dir: Path = STATIC, _seen: set | None = None) -> str:
+    """Return ``static_dir/name`` with its relative named imports inlined (see module docstring)."""
+    seen = set() if _seen is None else _seen
+    path = (Path(static_dir) / name).resolve()
+    seen.add(path)
+
+    def inline(match: re.Match) -> str:
+        target = (path.parent / match[2]).resolve()
+        text = "" if target in seen else load_esm(target.name, target.parent, seen)
+        pairs = [part.split(" as ") for part in match[1].replace("\n", " ").split(",") if part.strip()]
+        aliases = "".join(f"const {p[1].strip()} = {p[0].strip()};\n" for p in pairs if len(p) == 2)
+        return f"// --- inlined from {match[2]} ---\n{text}\n{aliases}// --- end of {match[2]} ---"
+
+    bundled = _IMPORT.sub(inline, path.read_text(encoding="utf-8"))
+    if re.search(r"^\s*import[\s{*'\"]", bundled, re.M):
+        raise ValueError(f"{name}: only `import {{...}} from \"./file.js\"` lines can be inlined")
+    return bundled
+
+
+def load_css(name: str, static_dir: Path = STATIC) -> str:
+    """Return the text of the stylesheet ``static_dir/name``."""
+    return (Path(static_dir) / name).read_text(encoding="utf-8")

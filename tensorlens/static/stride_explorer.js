@@ -1,0 +1,749 @@
+// stride_explorer.js -- the StrideExplorer widget: a tensor's logical view drawn above its storage.
+//
+// Draws the logical elements (1-D row, 2-D grid, 3-D+ as a stack of 2-D slices) above the flat
+// storage strip, each storage cell and every element that reads it in the same colour. Pointing
+// at an element shows `offset + sum(index * stride) = position`; pointing at a storage cell
+// highlights every element that reads it. Buttons apply view operations in the browser (no kernel
+// needed) and write the chosen ops back to the model.
+// Loaded by tensorlens/stride_explorer.py (anywidget), which inlines ./view_math.js through
+// tensorlens/_esm.py; the browser tests and scripts/bench_stride_explorer.py find things by
+// class and data attributes: button[data-op], input[data-arg], .tl-shape, .tl-stride, ...
+import {
+  applyOp,
+  hasOverlap,
+  isContiguous,
+  makeView,
+  numel,
+  overlapFastPath,
+  pyTuple,
+  pythonExpression,
+  readersPerCell,
+  storageIndices,
+  unravel,
+  wrapDim,
+} from "./view_math.js";
+
+// ---- the operation palette ---------------------------------------------------------------------
+// Each op: its argument inputs (name, default text, kind) and how they become the recorded args.
+// Defaults given as functions follow the current view (e.g. permute reverses its dims).
+
+const reversedDims = (v) => v.shape.map((_, d) => v.shape.length - 1 - d).join(", ");
+const OPS = [
+  { op: "t", title: "swap the two dims of a 2-D view", args: [] },
+  { op: "transpose", title: "swap two dims", args: [["dim0", "0"], ["dim1", "1"]] },
+  { op: "permute", title: "reorder all dims", args: [["dims", reversedDims, "list"]] },
+  { op: "unsqueeze", title: "insert a dim of size 1", args: [["dim", "0"]] },
+  { op: "squeeze", title: "drop dims of size 1 (all, or the one given)", args: [["dim", "", "optional"]] },
+  { op: "expand", title: "stretch size-1 dims with stride 0", args: [["sizes", (v) => ["2", ...v.shape].join(", "), "list"]] },
+  { op: "slice", title: "x[:, start:stop:step] on one dim", args: [["dim", "-1"], ["start", "", "optional"], ["stop", "", "optional"], ["step", "2"]] },
+  { op: "narrow", title: "length elements from start along dim", args: [["dim", "0"], ["start", "0"], ["length", "1"]] },
+  { op: "select", title: "one index along dim, dropping the dim", args: [["dim", "0"], ["index", "0"]] },
+  { op: "diagonal", title: "the diagonal of two dims", args: [["offset", "0"], ["dim1", "0"], ["dim2", "1"]] },
+  { op: "unfold", title: "sliding windows along a dim", args: [["dimension", "-1"], ["size", "2"], ["step", "1"]] },
+  { op: "view", title: "a new shape over the same storage, when strides allow", args: [["shape", "-1", "list"]] },
+];
+
+function parseInt1(text, name, optional) {
+  const s = text.trim();
+  if (s === "" && optional) return null;
+  if (!/^[-+]?\d+$/.test(s)) throw new Error(`${name} must be an int, not '${s}'`);
+  return Number(s);
+}
+
+function parseList(text, name) {
+  const s = text.trim().replace(/^[([]|[)\]]$/g, "");
+  if (s.trim() === "") return [];
+  return s.split(/[\s,]+/).filter(Boolean).map((p, i) => parseInt1(p, `${name}[${i}]`, false));
+}
+
+/** Recorded args for one op from its input texts; slice dims are stored non-negative. */
+function readArgs(spec, texts, v) {
+  const values = spec.args.map(([name, , kind], i) =>
+    kind === "list" ? parseList(texts[i], name) : parseInt1(texts[i], name, kind === "optional"),
+  );
+  if (spec.op === "squeeze") return values[0] === null ? [] : values;
+  if (spec.op === "slice" && values[0] < 0) values[0] = wrapDim(values[0], v.shape.length);
+  return values;
+}
+
+// ---- colours -------------------------------------------------------------------------------------
+
+const PALETTE = 256;
+
+function hslToRgb(h, s, l) {
+  const k = (n) => (n + h / 30) % 12;
+  const a = s * Math.min(l, 1 - l);
+  const f = (n) => l - a * Math.max(-1, Math.min(k(n) - 3, Math.min(9 - k(n), 1)));
+  return [Math.round(f(0) * 255), Math.round(f(8) * 255), Math.round(f(4) * 255)];
+}
+
+/** Colours by storage position: a hue ramp from red to violet, lighter on light backgrounds. */
+function makePalette(dark, count) {
+  const rgb = [];
+  for (let i = 0; i < count; i++) {
+    const frac = count === 1 ? 0 : i / (count - 1);
+    // Neighbouring cells alternate lightness a little so that small storages read as cells.
+    const wobble = count <= 64 ? (i % 2 ? -0.04 : 0.03) : 0;
+    rgb.push(hslToRgb(8 + 300 * frac, dark ? 0.55 : 0.75, (dark ? 0.42 : 0.74) + wobble));
+  }
+  return { u32: Uint32Array.from(rgb, rgbaWord) };
+}
+
+/** An opaque colour as one ImageData word (RGBA bytes, little-endian). */
+const rgbaWord = ([r, g, b]) => ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
+
+function themeOf(el) {
+  const m = getComputedStyle(el).color.match(/\d+(\.\d+)?/g) || ["0", "0", "0"];
+  const [r, g, b] = m.map(Number);
+  const dark = 0.299 * r + 0.587 * g + 0.114 * b > 140; // light text means a dark background
+  return {
+    dark,
+    text: dark ? "#f3f4f6" : "#111827",
+    muted: dark ? "#9ca3af" : "#6b7280",
+    unread: dark ? [55, 60, 68] : [229, 231, 235],
+    unreadText: dark ? "#6b7280" : "#9ca3af",
+    wash: dark ? "rgba(17,24,39,0.72)" : "rgba(255,255,255,0.72)",
+    ring: dark ? "#fbbf24" : "#111827",
+  };
+}
+
+// ---- value formatting --------------------------------------------------------------------------
+
+function formatValue(x, isFloat) {
+  if (x === null || x === undefined) return "";
+  if (typeof x !== "number") return String(x);
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  if (Number.isInteger(x) && Math.abs(x) < 1e5) return isFloat ? `${x}.` : String(x);
+  const a = Math.abs(x);
+  if (a >= 1e4 || a < 1e-3) return x.toExponential(1).replace("e+", "e");
+  return String(Number(x.toPrecision(3)));
+}
+
+/** 65536 -> "65,536" (toLocaleString is slow the first time it is called). */
+const fmtInt = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+
+// ---- geometry ------------------------------------------------------------------------------------
+// A grid is a set of panels (2-D slices) of rows x cols cells; cell k of the drawn thing sits at
+// panel p, row r, col c. Everything is in CSS pixels.
+
+const LABEL_H = 16; // panel caption height
+const PANEL_GAP = 14;
+
+function chooseCell(count, width, area) {
+  const s = Math.floor(Math.sqrt(area / Math.max(count, 1)));
+  return Math.max(2, Math.min(36, s, Math.floor(width / 2)));
+}
+
+/** Layout of the logical elements of shape in a box `width` wide. */
+function logicalGeometry(shape, width) {
+  const n = numel(shape);
+  const nd = shape.length;
+  let cell = chooseCell(n, width, width * 260);
+  let rows;
+  let cols;
+  let panels = 1;
+  if (nd === 0) {
+    rows = 1;
+    cols = 1;
+  } else if (nd === 1) {
+    cols = Math.max(1, Math.min(shape[0], Math.floor((width - 30) / cell)));
+    rows = Math.ceil(shape[0] / cols);
+  } else {
+    rows = shape[nd - 2];
+    cols = shape[nd - 1];
+    panels = numel(shape.slice(0, nd - 2));
+    if (cols * cell > width - 30) cell = Math.max(2, Math.floor((width - 30) / Math.max(cols, 1)));
+  }
+  const axes = cell >= 16; // index labels along the edges
+  const left = axes ? 26 : 0;
+  const top = axes ? 14 : 0;
+  const caption = nd >= 3 ? LABEL_H : 0;
+  const pw = left + cols * cell;
+  const ph = caption + top + rows * cell;
+  const perRow = Math.max(1, Math.floor((width + PANEL_GAP) / (pw + PANEL_GAP)));
+  const panelCols = Math.min(perRow, panels);
+  const panelRows = Math.ceil(panels / panelCols);
+  return {
+    kind: "logical", shape, n, nd, cell, rows, cols, panels, axes, left, top, caption, pw, ph,
+    panelCols, panelRows,
+    width: Math.max(1, panelCols * pw + (panelCols - 1) * PANEL_GAP),
+    height: Math.max(1, panelRows * ph + (panelRows - 1) * PANEL_GAP),
+  };
+}
+
+/** Layout of the storage strip: cells wrapping into rows, position labels under each row start. */
+function storageGeometry(size, width) {
+  const cell = chooseCell(size, width, width * 110);
+  const left = cell >= 16 ? 34 : 0;
+  const cols = Math.max(1, Math.min(size, Math.floor((width - left) / cell)));
+  const rows = Math.max(1, Math.ceil(size / cols));
+  const under = cell >= 22 ? 11 : 0; // room for each cell's position under it
+  return {
+    kind: "storage", n: size, cell, rows, cols, panels: 1, left, top: 0, caption: 0, under,
+    pw: left + cols * cell, ph: rows * (cell + under), panelCols: 1,
+    width: Math.max(1, left + cols * cell), height: Math.max(1, rows * (cell + under)),
+  };
+}
+
+/** Top-left corner of cell k, in CSS px. */
+function cellXY(g, k) {
+  let p = 0;
+  let r;
+  let c;
+  if (g.kind === "logical" && g.nd >= 2) {
+    const per = g.rows * g.cols;
+    p = Math.floor(k / per);
+    const q = k - p * per;
+    r = Math.floor(q / g.cols);
+    c = q - r * g.cols;
+  } else {
+    r = Math.floor(k / g.cols);
+    c = k - r * g.cols;
+  }
+  const px = (p % g.panelCols) * (g.pw + PANEL_GAP);
+  const py = Math.floor(p / g.panelCols) * (g.ph + PANEL_GAP);
+  const rowH = g.cell + (g.under || 0);
+  return [px + g.left + c * g.cell, py + g.caption + g.top + r * rowH];
+}
+
+/** Cell under a point, or -1. */
+function cellAt(g, x, y) {
+  const pc = Math.floor(x / (g.pw + PANEL_GAP));
+  const pr = Math.floor(y / (g.ph + PANEL_GAP));
+  if (pc < 0 || pr < 0 || pc >= g.panelCols) return -1;
+  const p = pr * g.panelCols + pc;
+  if (p >= g.panels) return -1;
+  const lx = x - pc * (g.pw + PANEL_GAP) - g.left;
+  const ly = y - pr * (g.ph + PANEL_GAP) - g.caption - g.top;
+  const rowH = g.cell + (g.under || 0);
+  const c = Math.floor(lx / g.cell);
+  const r = Math.floor(ly / rowH);
+  if (lx < 0 || ly < 0 || c >= g.cols || r >= g.rows || ly - r * rowH >= g.cell) return -1;
+  const k = g.kind === "logical" && g.nd >= 2 ? p * g.rows * g.cols + r * g.cols + c : r * g.cols + c;
+  return k < g.n ? k : -1;
+}
+
+// ---- drawing -----------------------------------------------------------------------------------
+
+let scratch = null;
+function scratchCanvas(w, h) {
+  scratch = scratch || document.createElement("canvas");
+  if (scratch.width < w || scratch.height < h) {
+    scratch.width = Math.max(w, scratch.width);
+    scratch.height = Math.max(h, scratch.height);
+  }
+  return scratch;
+}
+
+function sizeCanvas(canvas, g) {
+  const dpr = window.devicePixelRatio || 1;
+  canvas.style.width = `${g.width}px`;
+  canvas.style.height = `${g.height}px`;
+  const w = Math.round(g.width * dpr);
+  const h = Math.round(g.height * dpr);
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
+  }
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return { ctx, dpr };
+}
+
+/**
+ * Draw every cell of a grid in one pass. words[k] is cell k's colour as an RGBA word (see
+ * makePalette), unread marks the cells drawn as "not read"; textOf(k) is the label, used only
+ * when cells are big enough to hold text.
+ */
+function drawGrid(canvas, g, words, unread, textOf, theme, captions) {
+  const { ctx, dpr } = sizeCanvas(canvas, g);
+  ctx.clearRect(0, 0, g.width, g.height);
+  const gap = g.cell >= 6 ? 1 : 0;
+  if (g.cell < 12) {
+    // Small cells: one pixel per cell in an offscreen image, scaled up without smoothing, then
+    // the 1 px gaps cut out. Far faster than a fillRect (or a pixel loop) per cell.
+    const per = g.rows * g.cols;
+    const img = new ImageData(g.cols, g.rows * g.panels);
+    new Uint32Array(img.data.buffer).set(words);
+    const src = scratchCanvas(g.cols, g.rows * g.panels);
+    src.getContext("2d").putImageData(img, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    for (let p = 0; p < g.panels; p++) {
+      const [x, y] = cellXY(g, p * per);
+      // The last row of a wrapped 1-D strip may be partial: its missing cells stay transparent.
+      ctx.drawImage(src, 0, p * g.rows, g.cols, g.rows, x, y, g.cols * g.cell, g.rows * g.cell);
+      if (gap) {
+        for (let c = 1; c <= g.cols; c++) ctx.clearRect(x + c * g.cell - gap, y, gap, g.rows * g.cell);
+        for (let r = 1; r <= g.rows; r++) ctx.clearRect(x, y + r * g.cell - gap, g.cols * g.cell, gap);
+      }
+    }
+  } else {
+    const css = new Map();
+    const cssOf = (w) => css.get(w) || css.set(w, `rgb(${w & 255},${(w >>> 8) & 255},${(w >>> 16) & 255})`).get(w);
+    const s = g.cell - gap;
+    const font = g.cell >= 30 ? 11 : 9;
+    const withText = g.cell >= 22;
+    ctx.font = `${font}px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace`;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    for (let k = 0; k < g.n; k++) {
+      const [x, y] = cellXY(g, k);
+      const isUnread = words[k] === unread;
+      ctx.fillStyle = cssOf(words[k]);
+      ctx.fillRect(x, y, s, s);
+      if (withText) {
+        const text = textOf(k);
+        if (text && ctx.measureText(text).width <= s - 3) {
+          ctx.fillStyle = isUnread ? theme.unreadText : theme.text;
+          ctx.fillText(text, x + s / 2, y + s / 2 + 0.5);
+        }
+      }
+    }
+  }
+  drawLabels(ctx, g, theme, captions);
+}
+
+/** Index labels along the edges, panel captions, storage positions. */
+function drawLabels(ctx, g, theme, captions) {
+  ctx.fillStyle = theme.muted;
+  ctx.font = "10px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace";
+  ctx.textBaseline = "middle";
+  for (let p = 0; p < g.panels; p++) {
+    const px = (p % g.panelCols) * (g.pw + PANEL_GAP);
+    const py = Math.floor(p / g.panelCols) * (g.ph + PANEL_GAP);
+    if (g.caption) {
+      ctx.textAlign = "left";
+      ctx.fillText(captions(p), px + g.left, py + LABEL_H / 2);
+    }
+    if (g.kind === "storage") {
+      const rowH = g.cell + g.under;
+      for (let r = 0; r < g.rows; r++) {
+        if (g.left) {
+          ctx.textAlign = "right";
+          ctx.fillText(String(r * g.cols), g.left - 6, r * rowH + g.cell / 2);
+        }
+        if (g.under) {
+          ctx.textAlign = "center";
+          for (let c = 0; c < g.cols && r * g.cols + c < g.n; c++) {
+            ctx.fillText(String(r * g.cols + c), g.left + c * g.cell + (g.cell - 1) / 2, r * rowH + g.cell + 5);
+          }
+        }
+      }
+    } else if (g.axes) {
+      const y0 = py + g.caption + g.top;
+      ctx.textAlign = "right";
+      const rowStep = g.nd === 1 ? g.cols : 1;
+      for (let r = 0; r < g.rows; r++) ctx.fillText(String(r * rowStep), px + g.left - 6, y0 + r * g.cell + g.cell / 2);
+      if (g.nd >= 1) {
+        ctx.textAlign = "center";
+        for (let c = 0; c < g.cols; c++) ctx.fillText(String(c), px + g.left + c * g.cell + (g.cell - 1) / 2, y0 - 7);
+      }
+    }
+  }
+}
+
+// ---- the widget ----------------------------------------------------------------------------------
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+function chip(key, cls, title) {
+  const value = h("code", { class: cls });
+  return [h("span", { class: "tl-chip", title }, h("span", { class: "tl-k", text: key }), value), value];
+}
+
+function render({ model, el }) {
+  const root = h("div", { class: "tl-se" });
+  el.replaceChildren(root);
+
+  // Header: the expression and the facts about the current view.
+  const expr = h("code", { class: "tl-expr" });
+  const facts = h("div", { class: "tl-facts" });
+  const [shapeChip, shapeEl] = chip("shape", "tl-shape", "size of each dim");
+  const [strideChip, strideEl] = chip("stride", "tl-stride", "storage steps per dim");
+  const [offsetChip, offsetEl] = chip("offset", "tl-offset", "storage position of the first element");
+  const [contChip, contEl] = chip("contiguous", "tl-contiguous", "row-major with no gaps (is_contiguous)");
+  const [overChip, overEl] = chip("overlap", "tl-overlap", "two elements read the same storage cell");
+  const [dtypeChip, dtypeEl] = chip("dtype", "tl-dtype", "element type");
+  facts.append(shapeChip, strideChip, offsetChip, contChip, overChip, dtypeChip);
+  root.append(h("div", { class: "tl-head" }, expr, facts));
+
+  // Controls: one chip per op, looking like the Python call it makes.
+  const controls = h("div", { class: "tl-controls" });
+  const inputsOf = new Map();
+  for (const spec of OPS) {
+    const group = h("span", { class: "tl-op", "data-op-group": spec.op, title: spec.title });
+    const label = spec.op === "slice" ? "[start:stop:step]" : spec.op === "t" ? ".t()" : `.${spec.op}`;
+    const button = h("button", { type: "button", class: "tl-op-btn", "data-op": spec.op, text: label });
+    group.append(button);
+    const inputs = [];
+    if (spec.args.length) group.append(h("span", { class: "tl-punct", text: spec.op === "slice" ? "on dim " : "(" }));
+    spec.args.forEach(([name, dflt, kind], i) => {
+      if (spec.op === "slice" && i === 1) group.append(h("span", { class: "tl-punct", text: " [" }));
+      else if (i > 0) group.append(h("span", { class: "tl-punct", text: spec.op === "slice" ? ":" : ", " }));
+      const input = h("input", {
+        type: "text", class: `tl-arg${kind === "list" ? " tl-arg-list" : ""}`,
+        "data-arg": name, "aria-label": `${spec.op} ${name}`, placeholder: kind === "optional" ? "·" : name,
+        spellcheck: "false", autocomplete: "off",
+      });
+      input.value = typeof dflt === "function" ? "" : dflt;
+      input.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") apply(spec);
+      });
+      inputs.push(input);
+      group.append(input);
+    });
+    if (spec.args.length) group.append(h("span", { class: "tl-punct", text: spec.op === "slice" ? "]" : ")" }));
+    button.addEventListener("click", () => apply(spec));
+    inputsOf.set(spec.op, inputs);
+    controls.append(group);
+  }
+  const undoBtn = h("button", { type: "button", class: "tl-action", "data-op": "undo", text: "undo" });
+  const resetBtn = h("button", { type: "button", class: "tl-action", "data-op": "reset", text: "reset" });
+  controls.append(h("span", { class: "tl-actions" }, undoBtn, resetBtn));
+  root.append(controls);
+
+  const errorBox = h("div", { class: "tl-error", role: "alert" });
+  const notice = h("div", { class: "tl-cap", role: "status" });
+  const readout = h("div", { class: "tl-readout", "aria-live": "polite" });
+  root.append(errorBox, notice, readout);
+
+  // The stage: logical view above the storage strip, each in its own scroll box.
+  const mkLayer = (cls) => {
+    const base = h("canvas", { class: `${cls} tl-canvas` });
+    const over = h("canvas", { class: "tl-overlay" });
+    const wrap = h("div", { class: "tl-layer" }, base, over);
+    return { base, over, wrap };
+  };
+  const logical = mkLayer("tl-logical");
+  const storage = mkLayer("tl-storage");
+  const logicalTitle = h("div", { class: "tl-section" });
+  const storageTitle = h("div", { class: "tl-section" });
+  const logicalBox = h("div", { class: "tl-box tl-box-logical" }, logical.wrap);
+  const storageBox = h("div", { class: "tl-box tl-box-storage" }, storage.wrap);
+  const stage = h("div", { class: "tl-stage" }, logicalTitle, logicalBox, storageTitle, storageBox);
+  root.append(stage);
+
+  // State: the base view from the model, the ops applied to it, and what was computed from them.
+  let base = null;
+  let ops = [];
+  let cur = null;
+  let drawn = null; // {indices, counts, lg, sg, pal, theme} of the last draw, for pointing
+  const hint = "Point at an element to see where it lives in storage, or at a storage cell to see who reads it.";
+
+  function readBase() {
+    base = makeView(model.get("shape"), model.get("stride"), model.get("offset"), model.get("storage_size"));
+  }
+
+  function replay(list) {
+    let v = base;
+    for (const [op, args] of list) v = applyOp(v, op, args);
+    return v;
+  }
+
+  function save(message) {
+    model.set("ops", ops.map(([op, args]) => [op, args.slice()]));
+    model.set("expression", pythonExpression(model.get("label"), ops));
+    model.set("error", message);
+    model.save_changes();
+  }
+
+  function apply(spec) {
+    if (!cur) return;
+    try {
+      const texts = inputsOf.get(spec.op).map((i) => i.value);
+      const args = readArgs(spec, texts, cur);
+      const next = applyOp(cur, spec.op, args);
+      ops = ops.concat([[spec.op, args]]);
+      cur = next;
+      save("");
+      update();
+    } catch (err) {
+      showError(`${spec.op}: ${err.message}`);
+      save(errorBox.textContent);
+    }
+  }
+
+  function showError(message) {
+    errorBox.textContent = message;
+    errorBox.hidden = !message;
+  }
+
+  undoBtn.addEventListener("click", () => {
+    if (!ops.length || !base) return;
+    ops = ops.slice(0, -1);
+    cur = replay(ops);
+    save("");
+    update();
+  });
+  resetBtn.addEventListener("click", () => {
+    if (!base) return;
+    ops = [];
+    cur = base;
+    save("");
+    update();
+  });
+
+  /** Everything from the model, e.g. on first render or when Python changes the tensor. */
+  function load() {
+    try {
+      readBase();
+    } catch (err) {
+      base = cur = null;
+      showError(err.message);
+      clearStage();
+      return;
+    }
+    ops = model.get("ops") || [];
+    try {
+      cur = replay(ops);
+      showError(model.get("error") || "");
+    } catch (err) {
+      // Ops recorded elsewhere that no longer apply: keep the base, say why.
+      ops = [];
+      cur = base;
+      showError(err.message);
+    }
+    update();
+  }
+
+  function clearStage() {
+    drawn = null;
+    stage.hidden = true;
+    for (const e of [shapeEl, strideEl, offsetEl, contEl, overEl]) e.textContent = "?";
+  }
+
+  function update() {
+    if (!errorBox.textContent) showError("");
+    root.dataset.theme = themeOf(root).dark ? "dark" : "light";
+    const v = cur;
+    const n = numel(v.shape);
+    const cap = model.get("max_elements");
+    const label = model.get("label");
+    expr.textContent = pythonExpression(label, ops);
+    shapeEl.textContent = pyTuple(v.shape);
+    strideEl.textContent = pyTuple(v.stride);
+    offsetEl.textContent = String(v.offset);
+    const contiguous = isContiguous(v);
+    contEl.textContent = contiguous ? "yes" : "no";
+    contEl.dataset.value = String(contiguous);
+    const dtype = model.get("dtype");
+    dtypeChip.hidden = !dtype;
+    dtypeEl.textContent = dtype || "";
+    undoBtn.disabled = ops.length === 0;
+    resetBtn.disabled = ops.length === 0;
+    root.dataset.numel = String(n);
+    root.dataset.ops = String(ops.length);
+    for (const spec of OPS) {
+      spec.args.forEach(([, dflt], i) => {
+        if (typeof dflt === "function") inputsOf.get(spec.op)[i].value = dflt(v);
+      });
+    }
+    if (n > cap || v.storageSize > cap) {
+      // Too big to draw at interactive speed: say so, and keep the controls usable.
+      const quick = overlapFastPath(v);
+      overEl.textContent = quick === null ? "not checked" : quick ? "yes" : "no";
+      overEl.dataset.value = quick === null ? "unknown" : String(quick);
+      notice.textContent =
+        `This view has ${fmtInt(n)} elements over a storage of ${fmtInt(v.storageSize)} cells, ` +
+        `more than this explorer draws (max_elements=${fmtInt(cap)}). Narrow, select or slice it ` +
+        "to see it drawn.";
+      notice.hidden = false;
+      root.dataset.capped = "true";
+      drawn = null;
+      stage.hidden = true;
+      readout.textContent = "";
+      return;
+    }
+    notice.hidden = true;
+    root.dataset.capped = "false";
+    stage.hidden = false;
+    draw(v);
+  }
+
+  function draw(v) {
+    const theme = themeOf(root);
+    const indices = storageIndices(v);
+    const counts = readersPerCell(v, indices);
+    let overlap = false;
+    for (let i = 0; i < counts.length; i++) if (counts[i] > 1) { overlap = true; break; }
+    overEl.textContent = overlap ? "yes" : "no";
+    overEl.dataset.value = String(overlap);
+    const S = v.storageSize;
+    const nColours = Math.max(1, Math.min(PALETTE, S));
+    const pal = makePalette(theme.dark, nColours);
+    // The colour of every storage cell (grey when unread); elements take their cell's colour.
+    const unread = rgbaWord(theme.unread);
+    const cellWords = new Uint32Array(S);
+    for (let pos = 0; pos < S; pos++) {
+      cellWords[pos] = counts[pos] ? pal.u32[S <= PALETTE ? pos : Math.floor((pos * nColours) / S)] : unread;
+    }
+    const n = indices.length;
+    const elementWords = new Uint32Array(n);
+    for (let k = 0; k < n; k++) elementWords[k] = cellWords[indices[k]];
+    const values = model.get("storage");
+    const dtype = model.get("dtype") || "";
+    const isFloat = /float|half|bfloat/.test(dtype);
+    const textOfPos = values ? (pos) => formatValue(values[pos], isFloat) : (pos) => String(pos);
+
+    const width = Math.max(240, (stage.clientWidth || el.clientWidth || 680) - 24);
+    const lg = logicalGeometry(v.shape, width);
+    const sg = storageGeometry(S, width);
+    const lead = v.shape.slice(0, -2);
+    drawGrid(logical.base, lg, elementWords, unread, (k) => textOfPos(indices[k]), theme,
+      (p) => `[${unravel(lead, p).join(", ")}, :, :]`);
+    drawGrid(storage.base, sg, cellWords, unread, textOfPos, theme, () => "");
+    for (const [layer, g] of [[logical, lg], [storage, sg]]) {
+      const { ctx } = sizeCanvas(layer.over, g);
+      ctx.clearRect(0, 0, g.width, g.height);
+    }
+    drawOverlapBadges(storage.base, sg, counts, theme);
+    logicalTitle.textContent =
+      v.shape.length === 0 ? "logical view: a 0-dim tensor (one element)"
+        : `logical view ${pyTuple(v.shape)}: ${fmtInt(n)} element${n === 1 ? "" : "s"}`;
+    let read = 0;
+    for (let i = 0; i < counts.length; i++) if (counts[i]) read++;
+    storageTitle.textContent =
+      `storage: ${fmtInt(S)} cell${S === 1 ? "" : "s"}, ${fmtInt(read)} read by this view` +
+      (S > read ? " (grey cells are not read)" : "");
+    drawn = { v, indices, counts, lg, sg, theme, textOfPos };
+    readout.replaceChildren(h("span", { class: "tl-hint", text: hint }));
+  }
+
+  /** "×3" on storage cells that more than one element reads, when there is room. */
+  function drawOverlapBadges(canvas, g, counts, theme) {
+    if (g.cell < 22) return;
+    const ctx = canvas.getContext("2d");
+    ctx.font = "bold 8px system-ui, sans-serif";
+    ctx.textAlign = "right";
+    ctx.textBaseline = "top";
+    ctx.fillStyle = theme.text;
+    for (let pos = 0; pos < counts.length; pos++) {
+      if (counts[pos] > 1) {
+        const [x, y] = cellXY(g, pos);
+        ctx.fillText(`×${counts[pos]}`, x + g.cell - 3, y + 1);
+      }
+    }
+  }
+
+  // ---- pointing --------------------------------------------------------------------------------
+
+  function highlight(logicalCells, storageCells) {
+    const d = drawn;
+    for (const [layer, g, cells] of [[logical, d.lg, logicalCells], [storage, d.sg, storageCells]]) {
+      const { ctx } = sizeCanvas(layer.over, g);
+      ctx.clearRect(0, 0, g.width, g.height);
+      ctx.fillStyle = d.theme.wash;
+      ctx.fillRect(0, 0, g.width, g.height);
+      const s = g.cell >= 6 ? g.cell - 1 : g.cell;
+      for (const k of cells) {
+        const [x, y] = cellXY(g, k);
+        ctx.clearRect(x - 1, y - 1, s + 2, s + 2);
+      }
+      ctx.strokeStyle = d.theme.ring;
+      ctx.lineWidth = g.cell >= 12 ? 2 : 1;
+      for (const k of cells.length > 4096 ? [] : cells) {
+        const [x, y] = cellXY(g, k);
+        ctx.strokeRect(x - 0.5, y - 0.5, s + 1, s + 1);
+      }
+    }
+  }
+
+  function unhighlight() {
+    if (!drawn) return;
+    for (const [layer, g] of [[logical, drawn.lg], [storage, drawn.sg]]) {
+      layer.over.getContext("2d").clearRect(0, 0, g.width, g.height);
+    }
+    readout.replaceChildren(h("span", { class: "tl-hint", text: hint }));
+  }
+
+  function pointLogical(k) {
+    const d = drawn;
+    const { v } = d;
+    const index = unravel(v.shape, k);
+    const pos = d.indices[k];
+    highlight([k], [pos]);
+    const terms = index.map((i, dd) => `${i}·${v.stride[dd]}`);
+    const formula = `${[String(v.offset), ...terms].join(" + ")} = ${pos}`;
+    const at = `${pythonExpression(model.get("label"), ops)}[${index.join(", ")}]`;
+    readout.replaceChildren(
+      h("span", { class: "tl-where", text: `${at} reads storage[${pos}]` }),
+      h("span", { class: "tl-sep", text: "  offset + Σ index·stride:  " }),
+      h("code", { class: "tl-formula", "data-position": String(pos), text: formula }),
+    );
+    const value = model.get("storage");
+    if (value) readout.append(h("span", { class: "tl-value", text: `  value ${d.textOfPos(pos)}` }));
+  }
+
+  function pointStorage(pos) {
+    const d = drawn;
+    const readers = [];
+    const idx = d.indices;
+    for (let k = 0; k < idx.length; k++) if (idx[k] === pos) readers.push(k);
+    highlight(readers, [pos]);
+    const count = readers.length;
+    const shown = readers.slice(0, 6).map((k) => `[${unravel(d.v.shape, k).join(", ")}]`).join(" ");
+    const text = count === 0
+      ? `storage[${pos}] is not read by this view`
+      : `storage[${pos}] is read by ${count === 1 ? "1 element" : `${fmtInt(count)} elements`}: ${shown}${count > 6 ? " …" : ""}`;
+    readout.replaceChildren(h("span", { class: "tl-readers", "data-count": String(count), text }));
+  }
+
+  function onMove(layer, kind) {
+    return (e) => {
+      if (!drawn) return;
+      const rect = layer.base.getBoundingClientRect();
+      const g = kind === "logical" ? drawn.lg : drawn.sg;
+      const k = cellAt(g, e.clientX - rect.left, e.clientY - rect.top);
+      if (k < 0) return unhighlight();
+      if (kind === "logical") pointLogical(k);
+      else pointStorage(k);
+    };
+  }
+  logical.wrap.addEventListener("pointermove", onMove(logical, "logical"));
+  storage.wrap.addEventListener("pointermove", onMove(storage, "storage"));
+  logical.wrap.addEventListener("pointerleave", unhighlight);
+  storage.wrap.addEventListener("pointerleave", unhighlight);
+
+  // ---- model events ----------------------------------------------------------------------------
+
+  const reload = () => load();
+  const keys = ["shape", "stride", "offset", "storage_size", "storage", "label", "dtype", "max_elements"];
+  for (const key of keys) model.on(`change:${key}`, reload);
+  const onOps = () => {
+    // Another view of the same model (or Python) changed the ops: follow it.
+    const incoming = JSON.stringify(model.get("ops") || []);
+    if (incoming !== JSON.stringify(ops)) load();
+  };
+  model.on("change:ops", onOps);
+
+  let lastWidth = 0;
+  const resize = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => {
+    const w = stage.clientWidth;
+    if (w && Math.abs(w - lastWidth) > 8 && cur && !stage.hidden) {
+      lastWidth = w;
+      draw(cur);
+    }
+  });
+  if (resize) resize.observe(stage);
+
+  load();
+  lastWidth = stage.clientWidth;
+
+  return () => {
+    for (const key of keys) model.off(`change:${key}`, reload);
+    model.off("change:ops", onOps);
+    if (resize) resize.disconnect();
+  };
+}
+
+export default { render };

@@ -1,0 +1,548 @@
+// view_math.js -- the arithmetic of strided views, in the browser.
+//
+// Pure functions that mirror tensorlens/layout.py (the Python model, itself checked against
+// torch): a view is a plain object {shape, stride, offset, storageSize} over a 1-D storage, and
+// every operation returns a new one. Errors are thrown as Error with the model's plain message.
+// Loaded by stride_explorer.js (inlined into the widget's ES module by tensorlens/_esm.py) and
+// tested against torch-generated fixtures by tests/js/view_math.test.mjs.
+
+/** @typedef {{shape: number[], stride: number[], offset: number, storageSize: number}} View */
+
+/** A list as Python prints a tuple, so messages read exactly like the model's. */
+export const pyTuple = (xs) => (xs.length === 1 ? `(${xs[0]},)` : `(${xs.join(", ")})`);
+
+/** Number of logical elements of a shape (1 for rank 0). */
+export function numel(shape) {
+  let n = 1;
+  for (const s of shape) n *= s;
+  return n;
+}
+
+/** Row-major strides of a fresh tensor of this shape (torch's rule: size-0/1 dims count as 1). */
+export function contiguousStrides(shape) {
+  const stride = new Array(shape.length);
+  let acc = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    stride[d] = acc;
+    acc *= Math.max(shape[d], 1);
+  }
+  return stride;
+}
+
+function checkInt(value, name) {
+  if (!Number.isInteger(value)) throw new Error(`${name} must be an int, not ${value}`);
+}
+
+/** Smallest storage size that holds every element the view reads. */
+export function requiredStorage(shape, stride, offset) {
+  if (numel(shape) === 0) return offset;
+  let last = offset;
+  for (let d = 0; d < shape.length; d++) last += (shape[d] - 1) * stride[d];
+  return last + 1;
+}
+
+/**
+ * Build and validate a view. stride defaults to contiguous, storageSize to the smallest that fits.
+ * @returns {View}
+ */
+export function makeView(shape, stride = null, offset = 0, storageSize = null) {
+  shape = Array.from(shape);
+  shape.forEach((s, d) => {
+    checkInt(s, `shape[${d}]`);
+    if (s < 0) throw new Error(`shape[${d}] is ${s}: sizes must be non-negative`);
+  });
+  stride = stride == null ? contiguousStrides(shape) : Array.from(stride);
+  if (stride.length !== shape.length) {
+    throw new Error(
+      `stride has ${stride.length} entries but shape has ${shape.length} dims: give one stride per dim`,
+    );
+  }
+  stride.forEach((s, d) => {
+    checkInt(s, `stride[${d}]`);
+    if (s < 0) {
+      throw new Error(`stride[${d}] is ${s}: strides must be non-negative (torch has no negative strides)`);
+    }
+  });
+  checkInt(offset, "offset");
+  if (offset < 0) throw new Error(`offset is ${offset}: the storage offset must be non-negative`);
+  const needed = requiredStorage(shape, stride, offset);
+  if (storageSize == null) storageSize = needed;
+  checkInt(storageSize, "storage_size");
+  if (storageSize < 0) throw new Error(`storage_size is ${storageSize}: it must be non-negative`);
+  if (numel(shape) > 0 && needed > storageSize) {
+    throw new Error(
+      `a stride pointing outside storage: shape ${pyTuple(shape)}, stride ${pyTuple(stride)} and ` +
+        `offset ${offset} reach storage position ${needed - 1}, outside a storage of ` +
+        `${storageSize} elements (positions 0 to ${storageSize - 1})`,
+    );
+  }
+  return { shape, stride, offset, storageSize };
+}
+
+const derive = (v, shape, stride, offset = v.offset) => ({
+  shape,
+  stride,
+  offset,
+  storageSize: v.storageSize,
+});
+
+/** Wrap a possibly negative dim into [0, ndim); rank 0 accepts -1 and 0 (torch's rule). */
+export function wrapDim(dim, ndim, name = "dim") {
+  checkInt(dim, name);
+  const n = Math.max(ndim, 1);
+  if (dim < -n || dim >= n) {
+    throw new Error(
+      `${name} ${dim} is out of range for a view with ${ndim} dims (expected a dim in [${-n}, ${n - 1}])`,
+    );
+  }
+  return dim < 0 ? dim + n : dim;
+}
+
+export function transpose(v, dim0, dim1) {
+  const a = wrapDim(dim0, v.shape.length, "dim0");
+  const b = wrapDim(dim1, v.shape.length, "dim1");
+  if (v.shape.length === 0) return v;
+  const shape = v.shape.slice();
+  const stride = v.stride.slice();
+  [shape[a], shape[b]] = [shape[b], shape[a]];
+  [stride[a], stride[b]] = [stride[b], stride[a]];
+  return derive(v, shape, stride);
+}
+
+export function t(v) {
+  const n = v.shape.length;
+  if (n > 2) throw new Error(`t() expects a view with <= 2 dims, but this one has ${n}`);
+  return n < 2 ? v : transpose(v, 0, 1);
+}
+
+export function permute(v, dims) {
+  const n = v.shape.length;
+  if (dims.length !== n) {
+    throw new Error(
+      `permute got ${dims.length} dims for a view with ${n} dims: name every dim exactly once`,
+    );
+  }
+  const wrapped = dims.map((d, i) => wrapDim(d, n, `dims[${i}]`));
+  if (new Set(wrapped).size !== n) {
+    throw new Error(`permute dims ${pyTuple(dims)} repeat a dim: duplicate dims are not allowed`);
+  }
+  return derive(v, wrapped.map((d) => v.shape[d]), wrapped.map((d) => v.stride[d]));
+}
+
+export function unsqueeze(v, dim) {
+  const n = v.shape.length;
+  const d = wrapDim(dim, n + 1);
+  // The new dim's stride makes it contiguous with the dim it is inserted before.
+  const newStride = d >= n ? 1 : v.shape[d] * v.stride[d];
+  const shape = v.shape.slice();
+  const stride = v.stride.slice();
+  shape.splice(d, 0, 1);
+  stride.splice(d, 0, newStride);
+  return derive(v, shape, stride);
+}
+
+/** squeeze(v) drops every size-1 dim; squeeze(v, dim) drops that dim only if its size is 1. */
+export function squeeze(v, dim = null) {
+  const n = v.shape.length;
+  const drop = new Set();
+  if (dim == null) {
+    v.shape.forEach((s, d) => s === 1 && drop.add(d));
+  } else {
+    const d = wrapDim(dim, n);
+    if (n > 0 && v.shape[d] === 1) drop.add(d);
+  }
+  const keep = v.shape.map((_, d) => d).filter((d) => !drop.has(d));
+  return derive(v, keep.map((d) => v.shape[d]), keep.map((d) => v.stride[d]));
+}
+
+export function expand(v, sizes) {
+  sizes.forEach((s, i) => checkInt(s, `sizes[${i}]`));
+  const n = v.shape.length;
+  const m = sizes.length;
+  if (m < n) {
+    throw new Error(
+      `expand got ${m} sizes for a view with ${n} dims: the number of sizes must be at least the number of dims`,
+    );
+  }
+  const negative = (size, i) => new Error(`expand size ${size} at dim ${i}: sizes must be non-negative`);
+  if (n === 0) {
+    // Every dim of an expanded 0-dim tensor is new and gets stride 0, whatever its size.
+    sizes.forEach((size, i) => {
+      if (size < 0) throw negative(size, i);
+    });
+    return derive(v, sizes.slice(), sizes.map(() => 0));
+  }
+  const shape = new Array(m);
+  const stride = new Array(m);
+  for (let i = m - 1; i >= 0; i--) {
+    const d = n - m + i;
+    let size = d >= 0 ? v.shape[d] : 1;
+    // A new leading dim of size 1 keeps the stride that makes it contiguous (torch does this).
+    let st = d >= 0 ? v.stride[d] : shape[i + 1] * stride[i + 1];
+    let target = sizes[i];
+    if (target === -1) {
+      if (d < 0) {
+        throw new Error(
+          `expand size -1 at dim ${i}: -1 (keep the size) is not allowed in a new leading dim`,
+        );
+      }
+      target = size;
+    }
+    if (target < 0) throw negative(target, i);
+    if (size !== target) {
+      if (size !== 1) {
+        throw new Error(
+          `expand size ${target} at dim ${i} must match the existing size ${size} (only dims of ` +
+            `size 1 can grow); sizes ${pyTuple(sizes)}, view shape ${pyTuple(v.shape)}`,
+        );
+      }
+      size = target;
+      st = 0;
+    }
+    shape[i] = size;
+    stride[i] = st;
+  }
+  return derive(v, shape, stride);
+}
+
+export function narrow(v, dim, start, length) {
+  if (v.shape.length === 0) throw new Error("narrow() cannot be applied to a 0-dim view");
+  const d = wrapDim(dim, v.shape.length);
+  checkInt(start, "start");
+  checkInt(length, "length");
+  const size = v.shape[d];
+  if (length < 0) throw new Error(`narrow length is ${length}: it must be non-negative`);
+  if (start < -size || start > size) {
+    throw new Error(
+      `narrow start ${start} is out of range for dim ${d} of size ${size} (expected a start in [${-size}, ${size}])`,
+    );
+  }
+  if (start < 0) start += size;
+  if (start + length > size) {
+    throw new Error(
+      `narrow start (${start}) + length (${length}) exceeds the size of dim ${d} (${size})`,
+    );
+  }
+  const shape = v.shape.slice();
+  shape[d] = length;
+  return derive(v, shape, v.stride.slice(), v.offset + start * v.stride[d]);
+}
+
+export function select(v, dim, index) {
+  const n = v.shape.length;
+  if (n === 0) throw new Error("select() cannot be applied to a 0-dim view");
+  const d = wrapDim(dim, n);
+  checkInt(index, "index");
+  const size = v.shape[d];
+  if (index < -size || index >= size) {
+    throw new Error(`select index ${index} is out of range for dim ${d} of size ${size}`);
+  }
+  if (index < 0) index += size;
+  const shape = v.shape.filter((_, i) => i !== d);
+  const stride = v.stride.filter((_, i) => i !== d);
+  return derive(v, shape, stride, v.offset + index * v.stride[d]);
+}
+
+/**
+ * Python's v[:, ..., start:stop:step] with `dim` full slices first (null start/stop = open end,
+ * step > 0). A negative dim counts from the end.
+ */
+export function slice(v, dim, start = null, stop = null, step = 1) {
+  const n = v.shape.length;
+  checkInt(dim, "dim");
+  if (dim >= n) {
+    throw new Error(`too many indices for a view with ${n} dims: ${dim + 1} dims indexed`);
+  }
+  const d = wrapDim(dim, n);
+  if (step == null) step = 1;
+  checkInt(step, "slice step");
+  if (step <= 0) throw new Error(`slice step is ${step}: steps must be greater than zero`);
+  const size = v.shape[d];
+  const clamp = (i, dflt) => {
+    if (i == null) return dflt;
+    checkInt(i, "slice bound");  // "slice start" / "slice stop" in the model
+    if (i < 0) i += size;
+    return Math.min(Math.max(i, 0), size);
+  };
+  const lo = clamp(start, 0);
+  const hi = Math.max(clamp(stop, size), lo);
+  const shape = v.shape.slice();
+  const stride = v.stride.slice();
+  shape[d] = Math.floor((hi - lo + step - 1) / step);
+  stride[d] = v.stride[d] * step;
+  return derive(v, shape, stride, v.offset + lo * v.stride[d]);
+}
+
+export function diagonal(v, offset = 0, dim1 = 0, dim2 = 1) {
+  checkInt(offset, "offset");
+  const n = v.shape.length;
+  const a = wrapDim(dim1, n, "dim1");
+  const b = wrapDim(dim2, n, "dim2");
+  if (a === b) throw new Error(`diagonal dims cannot be identical: dim1=${dim1}, dim2=${dim2}`);
+  const len =
+    offset >= 0
+      ? Math.max(Math.min(v.shape[a], v.shape[b] - offset), 0)
+      : Math.max(Math.min(v.shape[a] + offset, v.shape[b]), 0);
+  let start = v.offset;
+  if (len > 0) start += offset >= 0 ? offset * v.stride[b] : -offset * v.stride[a];
+  const keep = v.shape.map((_, d) => d).filter((d) => d !== a && d !== b);
+  const shape = keep.map((d) => v.shape[d]).concat([len]);
+  const stride = keep.map((d) => v.stride[d]).concat([v.stride[a] + v.stride[b]]);
+  return derive(v, shape, stride, start);
+}
+
+export function unfold(v, dim, size, step) {
+  const n = v.shape.length;
+  const d = wrapDim(dim, n, "dimension");
+  checkInt(size, "size");
+  checkInt(step, "step");
+  const dimSize = n === 0 ? 1 : v.shape[d];
+  if (size > dimSize) {
+    throw new Error(`unfold size ${size} is larger than dim ${d}, which has size ${dimSize}`);
+  }
+  if (size < 0) throw new Error(`unfold size is ${size}: it must be non-negative`);
+  if (step <= 0) throw new Error(`unfold step is ${step}: it must be greater than zero`);
+  if (n === 0) return derive(v, [size], [1]);
+  const shape = v.shape.slice();
+  const stride = v.stride.slice();
+  shape[d] = Math.floor((dimSize - size) / step) + 1;
+  stride[d] = step * v.stride[d];
+  shape.push(size);
+  stride.push(v.stride[d]);
+  return derive(v, shape, stride);
+}
+
+/** Resolve one -1 in a requested shape (torch's infer_size). */
+export function inferSize(sizes, total) {
+  let inferred = -1;
+  let known = 1;
+  sizes.forEach((s, i) => {
+    checkInt(s, `sizes[${i}]`);
+    if (s === -1) {
+      if (inferred >= 0) {
+        throw new Error(`view shape ${pyTuple(sizes)}: only one dimension can be inferred (-1)`);
+      }
+      inferred = i;
+    } else if (s < 0) {
+      throw new Error(`view shape ${pyTuple(sizes)}: invalid size ${s} at index ${i}`);
+    } else {
+      known *= s;
+    }
+  });
+  const out = sizes.slice();
+  if (inferred >= 0) {
+    if (known === 0) {
+      throw new Error(
+        `cannot view ${total} elements as shape ${pyTuple(sizes)}: with a 0 size in the shape ` +
+          "the -1 could be any value and is ambiguous",
+      );
+    }
+    if (total % known === 0) {
+      out[inferred] = total / known;
+      return out;
+    }
+  } else if (known === total) {
+    return out;
+  }
+  throw new Error(`shape ${pyTuple(sizes)} is invalid for a view of ${total} elements`);
+}
+
+/**
+ * Strides for viewing (shape, stride) as newShape without copying, or null when impossible.
+ * A port of ATen's computeStride: walk the old dims from the last, grouping runs that are
+ * contiguous with each other ("chunks"); each chunk must be split exactly by the new dims.
+ */
+export function viewStrides(shape, stride, newShape) {
+  if (shape.length === 0) return newShape.map(() => 1);
+  const total = numel(shape);
+  if (total === 0 && shape.length === newShape.length && shape.every((s, i) => s === newShape[i])) {
+    return stride.slice();
+  }
+  const out = new Array(newShape.length);
+  if (total === 0) {
+    for (let d = newShape.length - 1; d >= 0; d--) {
+      out[d] = d === newShape.length - 1 ? 1 : Math.max(newShape[d + 1], 1) * out[d + 1];
+    }
+    return out;
+  }
+  let viewD = newShape.length - 1;
+  let chunkBase = stride[stride.length - 1];
+  let tensorNumel = 1;
+  let viewNumel = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    tensorNumel *= shape[d];
+    if (d === 0 || (shape[d - 1] !== 1 && stride[d - 1] !== tensorNumel * chunkBase)) {
+      while (viewD >= 0 && (viewNumel < tensorNumel || newShape[viewD] === 1)) {
+        out[viewD] = viewNumel * chunkBase;
+        viewNumel *= newShape[viewD];
+        viewD--;
+      }
+      if (viewNumel !== tensorNumel) return null;
+      if (d > 0) {
+        chunkBase = stride[d - 1];
+        tensorNumel = 1;
+        viewNumel = 1;
+      }
+    }
+  }
+  return viewD === -1 ? out : null;
+}
+
+/** v.view(*sizes): same storage, new shape; -1 is inferred. */
+export function view(v, sizes) {
+  const shape = inferSize(sizes, numel(v.shape));
+  const stride = viewStrides(v.shape, v.stride, shape);
+  if (stride === null) {
+    throw new Error(
+      `view size is not compatible with input tensor's size and stride: shape ${pyTuple(v.shape)} ` +
+        `with stride ${pyTuple(v.stride)} cannot be viewed as ${pyTuple(shape)} because at least ` +
+        "one new dim spans two separately laid out blocks; use reshape (which copies) instead",
+    );
+  }
+  return derive(v, shape, stride);
+}
+
+/** Storage position of one logical index: offset + sum(index[d] * stride[d]); -1 is the last. */
+export function storageIndex(v, index) {
+  if (index.length !== v.shape.length) {
+    throw new Error(
+      `idx has ${index.length} indices but the view has ${v.shape.length} dims: give one per dim`,
+    );
+  }
+  let pos = v.offset;
+  index.forEach((i, d) => {
+    const n = v.shape[d];
+    checkInt(i, `idx[${d}]`);
+    if (i < -n || i >= n) throw new Error(`index ${i} is out of bounds for dim ${d} with size ${n}`);
+    pos += (i < 0 ? i + n : i) * v.stride[d];
+  });
+  return pos;
+}
+
+/** Storage position of every logical element, in row-major logical order (a Float64Array). */
+export function storageIndices(v) {
+  const n = numel(v.shape);
+  const out = new Float64Array(n);
+  if (n === 0) return out;
+  const nd = v.shape.length;
+  if (nd === 0) {
+    out[0] = v.offset;
+    return out;
+  }
+  const { shape, stride } = v;
+  const lastSize = shape[nd - 1];
+  const lastStride = stride[nd - 1];
+  const counter = new Array(nd).fill(0);
+  let base = v.offset;
+  let k = 0;
+  // Odometer over the outer dims; the innermost dim is a tight loop.
+  while (k < n) {
+    for (let j = 0; j < lastSize; j++) out[k++] = base + j * lastStride;
+    for (let d = nd - 2; d >= 0; d--) {
+      counter[d]++;
+      base += stride[d];
+      if (counter[d] < shape[d]) break;
+      base -= stride[d] * shape[d];
+      counter[d] = 0;
+    }
+  }
+  return out;
+}
+
+/** Logical index (array) of the k-th element in row-major order. */
+export function unravel(shape, k) {
+  const index = new Array(shape.length);
+  for (let d = shape.length - 1; d >= 0; d--) {
+    index[d] = k % shape[d];
+    k = Math.floor(k / shape[d]);
+  }
+  return index;
+}
+
+/** torch's is_contiguous: row-major strides, ignoring dims of size 1; empty views are contiguous. */
+export function isContiguous(v) {
+  if (numel(v.shape) === 0) return true;
+  let expected = 1;
+  for (let d = v.shape.length - 1; d >= 0; d--) {
+    if (v.shape[d] === 1) continue;
+    if (v.stride[d] !== expected) return false;
+    expected *= v.shape[d];
+  }
+  return true;
+}
+
+/** How many logical elements read each storage cell (a Uint32Array of storageSize). */
+export function readersPerCell(v, indices = storageIndices(v)) {
+  const counts = new Uint32Array(v.storageSize);
+  for (let k = 0; k < indices.length; k++) counts[indices[k]]++;
+  return counts;
+}
+
+/**
+ * The cheap overlap answers: true for a size>1 dim with stride 0, false when (strides sorted)
+ * each stride steps past everything the smaller dims reach; null when only counting can tell.
+ */
+export function overlapFastPath(v) {
+  if (numel(v.shape) <= 1) return false;
+  const dims = [];
+  v.shape.forEach((n, d) => n > 1 && dims.push([v.stride[d], n]));
+  if (dims.some(([s]) => s === 0)) return true;
+  dims.sort((a, b) => a[0] - b[0]);
+  let reach = 0;
+  for (const [s, n] of dims) {
+    if (s <= reach) return null;
+    reach += (n - 1) * s;
+  }
+  return false;
+}
+
+/** True when two logical elements read the same storage cell (exact, like View.has_overlap). */
+export function hasOverlap(v) {
+  const quick = overlapFastPath(v);
+  if (quick !== null) return quick;
+  const seen = new Uint8Array(v.storageSize);
+  const indices = storageIndices(v);
+  for (let k = 0; k < indices.length; k++) {
+    if (seen[indices[k]]) return true;
+    seen[indices[k]] = 1;
+  }
+  return false;
+}
+
+/** The operations a widget may replay, by the name the Python model gives them. */
+export const VIEW_OPS = { transpose, t, permute, unsqueeze, squeeze, expand, narrow, select, slice, diagonal, unfold, view };
+
+/** Apply one recorded op, `[name, args]` as in the widgets' `ops` trait. */
+export function applyOp(v, op, args) {
+  if (!Object.hasOwn(VIEW_OPS, op)) throw new Error(`unknown view operation '${op}'`);
+  return VIEW_OPS[op](v, ...args);
+}
+
+const callArgs = (xs) => xs.join(", ");
+const sizesArg = (xs) => (xs.length === 0 ? "()" : callArgs(xs));
+
+/**
+ * The Python expression for `label` followed by the recorded ops, e.g. "x.t()[:, ::2]".
+ * Mirrors python_expression in tensorlens/stride_explorer.py (same text for the same ops).
+ */
+export function pythonExpression(label, ops) {
+  let text = label;
+  for (const [op, args] of ops) {
+    if (op === "slice") {
+      const [dim, start, stop, step] = args;
+      const part = `${start ?? ""}:${stop ?? ""}${step != null && step !== 1 ? `:${step}` : ""}`;
+      text += `[${":, ".repeat(dim)}${part}]`;
+    } else if (op === "permute" || op === "expand" || op === "view") {
+      text += `.${op}(${sizesArg(args[0])})`;
+    } else if (op === "diagonal") {
+      // Trailing default arguments (offset=0, dim1=0, dim2=1) are left out.
+      const defaults = [0, 0, 1];
+      let keep = args.length;
+      while (keep > 0 && args[keep - 1] === defaults[keep - 1]) keep--;
+      text += `.diagonal(${callArgs(args.slice(0, keep))})`;
+    } else {
+      text += `.${op}(${callArgs(args)})`;
+    }
+  }
+  return text;
+}

@@ -1,0 +1,277 @@
+"""StrideExplorer without a kernel or a browser: traits, repr, mime bundle, errors, bundling.
+
+The drawing itself is tested in the browser (tests/browser, scripts/bench_stride_explorer.py)
+and the view arithmetic of its JS by tests/js/view_math.test.mjs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+import torch
+
+from tensorlens import StrideExplorer, View
+from tensorlens._esm import load_esm
+from tensorlens.stride_explorer import DEFAULT_MAX_ELEMENTS, python_expression
+
+WIDGET_KEYS = {"shape", "stride", "offset", "storage_size", "storage", "label", "dtype",
+               "max_elements", "notice", "ops", "expression", "error"}
+
+
+def synced(widget):
+    return widget.get_state(key=sorted(WIDGET_KEYS))
+
+
+# ---- traits ----------------------------------------------------------------------------------
+
+
+def test_tensor_traits_mirror_torch():
+    x = torch.arange(12.0).view(3, 4)
+    w = StrideExplorer(x)
+    state = synced(w)
+    assert state["shape"] == [3, 4] and state["stride"] == [4, 1]
+    assert state["offset"] == 0 and state["storage_size"] == 12
+    assert state["storage"] == list(range(12))
+    assert state["label"] == "x" and state["expression"] == "x"
+    assert state["dtype"] == "float32"
+    assert state["max_elements"] == DEFAULT_MAX_ELEMENTS == 262_144
+    assert state["notice"] == "" and state["error"] == "" and state["ops"] == []
+    json.dumps(state)  # everything the browser gets is JSON
+
+
+@pytest.mark.parametrize(
+    "make, label",
+    [
+        (lambda: torch.arange(12).view(3, 4).t(), "x.t()"),
+        (lambda: torch.arange(3.0).expand(4, 3), "a.expand(4, 3)"),  # stride 0
+        (lambda: torch.arange(24).view(2, 3, 4).permute(2, 0, 1), "y"),  # 3-D
+        (lambda: torch.arange(24).view(2, 3, 4)[1, :, ::2], "y[1, :, ::2]"),  # offset, step
+        (lambda: torch.tensor(5.0), "s"),  # rank 0
+        (lambda: torch.zeros(0, 3), "e"),  # empty
+        (lambda: torch.arange(10)[2:5], "x[2:5]"),  # storage larger than the view
+    ],
+)
+def test_views_of_tensors_agree_with_torch(make, label):
+    t = make()
+    w = StrideExplorer(t, label=label)
+    assert w.shape == list(t.shape)
+    assert w.stride == list(t.stride())
+    assert w.offset == t.storage_offset()
+    assert w.storage_size == t.untyped_storage().nbytes() // t.element_size()
+    assert w.label == label
+    # Storage values are the storage, in storage order: reading them through the strides
+    # gives back the tensor.
+    storage = torch.tensor(w.storage, dtype=torch.float64)
+    assert torch.equal(storage.as_strided(t.shape, t.stride(), t.storage_offset()), t.double())
+    assert repr(w) == (
+        f"StrideExplorer({label}: shape={tuple(t.shape)}, stride={t.stride()}, "
+        f"offset={t.storage_offset()}, contiguous={t.is_contiguous()}, "
+        f"overlap={View.of(t).has_overlap()})"
+    )
+
+
+def test_view_input_has_no_values_and_no_dtype():
+    v = View((2, 3), stride=(1, 4), offset=1, storage_size=12)
+    w = StrideExplorer(v, label="v")
+    assert (w.shape, w.stride, w.offset, w.storage_size) == ([2, 3], [1, 4], 1, 12)
+    assert w.storage is None and w.dtype == ""
+    assert w.base_view == v == w.current_view()
+
+
+def test_storage_values_are_compact_and_json_safe():
+    t = torch.tensor([1 / 3, -2.5, float("nan"), float("inf"), -float("inf"), 1e-8, 3.0])
+    assert StrideExplorer(t).storage == [0.333333, -2.5, "nan", "inf", "-inf", 1e-08, 3]
+    assert StrideExplorer(torch.tensor([True, False])).storage == [1, 0]
+    assert StrideExplorer(torch.zeros(2, dtype=torch.complex64)).storage is None
+    bf = StrideExplorer(torch.tensor([0.1], dtype=torch.bfloat16))
+    assert bf.dtype == "bfloat16" and bf.storage == [0.100098]
+
+
+def test_tensor_requiring_grad_is_read_not_touched():
+    t = torch.ones(2, 2, requires_grad=True)
+    assert StrideExplorer(t).storage == [1, 1, 1, 1]
+    assert t.grad is None
+
+
+# ---- repr and mime bundle --------------------------------------------------------------------
+
+
+def test_repr_is_deterministic_and_is_the_mimebundle_text():
+    w1 = StrideExplorer(torch.arange(12).view(3, 4))
+    w2 = StrideExplorer(torch.arange(12).view(3, 4))
+    text = "StrideExplorer(x: shape=(3, 4), stride=(4, 1), offset=0, contiguous=True, overlap=False)"
+    assert repr(w1) == repr(w2) == text
+    data, _metadata = w1._repr_mimebundle_()
+    assert data["text/plain"] == text
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == w1.model_id
+    # No address anywhere (nbval compares text/plain).
+    assert "0x" not in data["text/plain"]
+
+
+def test_long_repr_is_not_truncated_in_the_bundle():
+    w = StrideExplorer(torch.zeros(2, 3, 4, 5), label="a_rather_long_name_for_a_tensor")
+    w.apply("permute", (3, 2, 1, 0)).apply("unsqueeze", 0).apply("slice", 4, None, None, 2)
+    data, _ = w._repr_mimebundle_()
+    assert len(repr(w)) > 110 and data["text/plain"] == repr(w)
+
+
+# ---- operations from Python ------------------------------------------------------------------
+
+
+def test_apply_records_ops_and_expression_like_the_browser():
+    x = torch.arange(24.0).view(4, 6)
+    w = StrideExplorer(x)
+    w.apply("t").apply("unsqueeze", 0).apply("slice", -1, None, None, 2)
+    assert w.ops == [["t", []], ["unsqueeze", [0]], ["slice", [2, None, None, 2]]]
+    assert w.expression == "x.t().unsqueeze(0)[:, :, ::2]"
+    # The expression is real Python: torch agrees with the model on its result.
+    y = eval(w.expression, {"x": x})
+    v = w.current_view()
+    assert (v.shape, v.stride, v.offset) == (tuple(y.shape), y.stride(), y.storage_offset())
+    assert repr(w).startswith("StrideExplorer(x.t().unsqueeze(0)[:, :, ::2]: shape=(1, 6, 2)")
+
+
+@pytest.mark.parametrize(
+    "ops, expected",
+    [
+        ([], "x"),
+        ([["transpose", [0, 1]]], "x.transpose(0, 1)"),
+        ([["permute", [[1, 0]]], ["squeeze", []], ["squeeze", [0]]],
+         "x.permute(1, 0).squeeze().squeeze(0)"),
+        ([["expand", [[2, 3, 4]]], ["view", [[-1]]], ["view", [[]]]],
+         "x.expand(2, 3, 4).view(-1).view(())"),
+        ([["slice", [0, 1, 3, 1]], ["slice", [1, None, -1, 2]], ["slice", [0, None, None, 1]]],
+         "x[1:3][:, :-1:2][:]"),
+        ([["diagonal", [0, 0, 1]], ["diagonal", [1, 0, 1]], ["diagonal", [0, 1, 2]]],
+         "x.diagonal().diagonal(1).diagonal(0, 1, 2)"),
+        ([["narrow", [0, 1, 2]], ["select", [1, -1]], ["unfold", [0, 2, 1]]],
+         "x.narrow(0, 1, 2).select(1, -1).unfold(0, 2, 1)"),
+    ],
+)
+def test_python_expression(ops, expected):
+    assert python_expression("x", ops) == expected
+
+
+@pytest.mark.parametrize(
+    "op, args, exc, message",
+    [
+        ("t", (), ValueError, "t() expects a view with <= 2 dims, but this one has 3"),
+        ("transpose", (0, 3), IndexError, "dim1 3 is out of range for a view with 3 dims"),
+        ("view", ((5, -1),), ValueError, "shape (5, -1) is invalid for a view of 24 elements"),
+        ("expand", ((2, 4, 4),), ValueError, "expand size 4 at dim 1 must match the existing size 3"),
+        ("slice", (0, None, None, 0), ValueError, "slice step is 0"),
+        ("slice", (-4, None, None, 2), ValueError, "dim -4 is out of range for a view with 3 dims"),
+        ("reshape", ((24,),), ValueError, "op must be one of"),
+        ("permute", (2, 0, 1), TypeError, "permute takes one sequence of ints"),
+        ("slice", (0, 2), TypeError, "slice takes dim, start, stop, step"),
+        ("select", (0, "1"), TypeError, "index must be an int, not str"),
+    ],
+)
+def test_apply_rejects_what_the_model_rejects(op, args, exc, message):
+    w = StrideExplorer(View((2, 3, 4)))
+    with pytest.raises(exc, match=re.escape(message)):
+        w.apply(op, *args)
+    assert w.ops == [] and w.expression == "x"
+
+
+# ---- argument validation ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "obj, kwargs, exc, message",
+    [
+        ([[1, 2], [3, 4]], {}, TypeError,
+         "tensor_or_view must be a torch.Tensor or a tensorlens View, not list"),
+        (None, {}, TypeError, "tensor_or_view must be a torch.Tensor or a tensorlens View, not NoneType"),
+        (torch.zeros(2), {"label": 3}, TypeError, "label must be a str, not int"),
+        (torch.zeros(2), {"max_elements": 1.5}, TypeError, "max_elements must be an int, not float"),
+        (torch.zeros(2), {"max_elements": 0}, ValueError, "max_elements is 0: it must be at least 1"),
+        (torch.zeros(2).to_sparse(), {}, ValueError, "tensor must be strided"),
+    ],
+)
+def test_bad_arguments_raise_naming_them(obj, kwargs, exc, message):
+    with pytest.raises(exc, match=re.escape(message)):
+        StrideExplorer(obj, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (((2, -1),), "shape[1] is -1: sizes must be non-negative"),
+        (((3, 4), (4, 1), 0, 11), "a stride pointing outside storage"),
+        (((3,), (-1,)), "stride[0] is -1: strides must be non-negative"),
+    ],
+)
+def test_invalid_views_are_rejected_by_views_own_validation(args, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        StrideExplorer(View(*args))
+
+
+# ---- the size cap ----------------------------------------------------------------------------
+
+
+def test_above_the_cap_a_notice_and_no_values():
+    w = StrideExplorer(torch.zeros(600, 600))
+    assert w.notice == (
+        "This view has 360,000 elements over a storage of 360,000 cells, more than this "
+        "explorer draws (max_elements=262,144). Narrow, select or slice it to see it drawn."
+    )
+    assert w.storage is None  # never ship a huge list into the notebook
+    assert repr(w).startswith("StrideExplorer(x: shape=(600, 600)")
+
+
+def test_cap_counts_storage_cells_too():
+    big = torch.zeros(1000, 1000)[0, :5]  # 5 elements over a million storage cells
+    assert StrideExplorer(big).notice.startswith("This view has 5 elements over a storage of 1,000,000")
+    assert StrideExplorer(big, max_elements=2_000_000).notice == ""
+    assert StrideExplorer(torch.zeros(65_536)).notice == ""
+
+
+# ---- the ES module -----------------------------------------------------------------------------
+
+
+def test_esm_is_one_self_contained_module():
+    esm = StrideExplorer._esm
+    assert isinstance(esm, str)
+    assert not re.search(r"^\s*import[\s{*]", esm, re.M), "an import statement survived"
+    assert 'from "./' not in esm
+    assert "export function storageIndices" in esm  # view_math.js was spliced in
+    assert "export default { render }" in esm
+    assert "stride_explorer.css" not in esm
+    assert ".tl-se" in StrideExplorer._css
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_esm_parses_as_a_module(tmp_path):
+    bundle = tmp_path / "stride_explorer.mjs"
+    bundle.write_text(StrideExplorer._esm)
+    subprocess.run(["node", "--check", str(bundle)], check=True, capture_output=True)
+
+
+def test_load_esm_inlines_relative_imports(tmp_path):
+    (tmp_path / "math.js").write_text("export function add(a, b) { return a + b; }\n"
+                                      "export const two = 2;\n")
+    (tmp_path / "util.js").write_text('import { two } from "./math.js";\nexport const four = two * 2;\n')
+    (tmp_path / "widget.js").write_text(
+        'import { add, two as TWO } from "./math.js";\n'
+        "import {\n  four,\n} from './util.js';\n"
+        "export default { render() { return add(TWO, four); } };\n"
+    )
+    out = load_esm("widget.js", tmp_path)
+    assert "import" not in out
+    assert out.count("export function add") == 1  # math.js inlined once, though imported twice
+    assert "const TWO = two;" in out
+    assert out.index("export function add") < out.index("export const four") < out.index("export default")
+
+
+def test_load_esm_rejects_imports_it_cannot_inline(tmp_path):
+    (tmp_path / "w.js").write_text('import confetti from "https://esm.sh/canvas-confetti";\n')
+    with pytest.raises(ValueError, match="only `import"):
+        load_esm("w.js", tmp_path)
+    (tmp_path / "v.js").write_text('import * as m from "./w.js";\n')
+    with pytest.raises(ValueError, match="only `import"):
+        load_esm("v.js", tmp_path)
