@@ -253,6 +253,8 @@ def test_browser_editing_adding_removing(page, tmp_path):
     assert page.locator('.tl-bx-result-cell[data-dim="0"]').get_attribute("data-mark") == "conflict"
     assert page.locator('.tl-bx-cell[data-operand="1"][data-dim="0"]').get_attribute(
         "data-mark") == "conflict"
+    assert page.locator('.tl-bx-cell[data-operand="0"][data-dim="1"]').get_attribute(
+        "data-mark") == "unresolved"
     second.fill("5")
     page.locator(".tl-bx-add").click()
     assert page.evaluate("window.model.get('operands').length") == 3

@@ -13,7 +13,8 @@
 // Stable hooks for browser tests: .tl-bx[data-state=ok|conflict|invalid], .tl-bx-result (the
 // result shape, "[3, 5]", empty unless ok), .tl-bx-error (the message), input.tl-bx-input
 // [data-operand=i], .tl-bx-cell[data-operand=i][data-dim=j][data-mark=kept|stretched|prepended|
-// conflict], .tl-bx-result-cell[data-dim=j], button.tl-bx-add, button.tl-bx-remove[data-operand=i].
+// conflict|unresolved], .tl-bx-result-cell[data-dim=j], button.tl-bx-add,
+// button.tl-bx-remove[data-operand=i].
 
 import { conflictMessage, explainBroadcast, formatShape, parseShape } from "./broadcast_rule.js";
 
@@ -25,6 +26,7 @@ const MARK_TEXT = {
   stretched: "stretched: size 1 repeated, stride 0",
   prepended: "prepended: a new dim on the left",
   conflict: "conflict",
+  unresolved: "no result: the shapes conflict",
 };
 
 function h(tag, attrs = {}, children = []) {
@@ -83,7 +85,8 @@ function analyse(operands) {
 function cell(row, i, j, plan) {
   const size = row.padded[j];
   const conflict = plan.conflict;
-  let mark = row.marks ? row.marks[j] : size === null ? "prepended" : "kept";
+  // On a conflict there is no result, so only the clash and the missing dims are marked.
+  let mark = row.marks ? row.marks[j] : size === null ? "prepended" : "unresolved";
   if (conflict && plan.rank + conflict.dim === j && size !== null) {
     if (i === conflict.operand || i === conflict.otherOperand) mark = "conflict";
   }
@@ -211,7 +214,7 @@ function render({ model, el }) {
     const rank = plan ? plan.rank : 0;
     // Name, input, remove button, then one column per dim of the result (none while invalid).
     grid.style.gridTemplateColumns =
-      "max-content minmax(9.5em, max-content) max-content" +
+      "max-content max-content max-content" +
       (rank > 0 ? ` repeat(${rank}, minmax(4.2em, max-content))` : "");
     header.replaceChildren(
       ...Array.from({ length: rank }, (_, j) =>
