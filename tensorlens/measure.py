@@ -20,10 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-import matplotlib
-
-matplotlib.use("Agg", force=False)  # never needs a display; notebooks keep their inline backend
-
+# No matplotlib.use(): a notebook keeps its inline backend, and headless scripts fall back to Agg.
 import matplotlib.pyplot as plt
 import torch
 from torch.utils import benchmark
@@ -292,7 +289,7 @@ def plot_sweep(sweep: Sweep, metric: str = "bytes", *, xlabel: str = "size", tit
     ax.set_xlabel(xlabel)
     ax.set_ylabel("storage bytes behind the result" if metric == "bytes" else "median time per call (µs)")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=9, loc="best")
     if title:
         ax.set_title(title, fontsize=11)
     return fig
