@@ -110,11 +110,17 @@ def screenshot(page, path: str) -> None:
          .apply("expand", (4, 3))),
         ("dark", StrideExplorer(torch.arange(8), label="s").apply("unfold", 0, 3, 2)),
     ]
+    shots += [
+        ("light", StrideExplorer(x).apply("t")),  # then .view(-1) is clicked: an error
+        ("dark", StrideExplorer(torch.zeros(600, 600))),  # above the cap: a notice
+    ]
     page.set_content(PAGE % CSS)
     page.evaluate(HARNESS, ESM)
     for theme, w in shots:
         page.evaluate("([s, theme]) => { window.__mount(s, theme); }", [state_of(w), theme])
+    page.locator(".tl-se").nth(4).locator("button[data-op='view']").click()
     # x.t() is 4x3 with 36 px cells after 26 px of row labels and 14 px of column labels.
+    page.locator(".tl-logical").first.scroll_into_view_if_needed()
     box = page.locator(".tl-logical").first.bounding_box()
     page.mouse.move(box["x"] + 26 + 36 * 1 + 17, box["y"] + 14 + 36 * 2 + 17)
     page.screenshot(path=path, full_page=True)

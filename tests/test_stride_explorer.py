@@ -241,7 +241,6 @@ def test_esm_is_one_self_contained_module():
     assert 'from "./' not in esm
     assert "export function storageIndices" in esm  # view_math.js was spliced in
     assert "export default { render }" in esm
-    assert "stride_explorer.css" not in esm
     assert ".tl-se" in StrideExplorer._css
 
 

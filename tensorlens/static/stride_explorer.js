@@ -135,11 +135,27 @@ function chooseCell(count, width, area) {
   return Math.max(2, Math.min(36, s, Math.floor(width / 2)));
 }
 
+// Heights of the two scroll boxes (keep in step with .tl-box-* in stride_explorer.css): cells
+// shrink until the drawing fits, down to a size still worth pointing at, then the box scrolls.
+const LOGICAL_BOX_H = 316;
+const STORAGE_BOX_H = 166;
+const FIT_MIN_CELL = 4;
+
+/** The largest layout (cell size) no taller than maxH, from a first guess down. */
+function fit(layout, guess, maxH) {
+  let g = layout(guess);
+  while (g.height > maxH && g.cell > FIT_MIN_CELL) g = layout(g.cell - 1);
+  return g;
+}
+
 /** Layout of the logical elements of shape in a box `width` wide. */
 function logicalGeometry(shape, width) {
   const n = numel(shape);
+  return fit((c) => logicalLayout(shape, width, n, c), chooseCell(n, width, width * 260), LOGICAL_BOX_H);
+}
+
+function logicalLayout(shape, width, n, cell) {
   const nd = shape.length;
-  let cell = chooseCell(n, width, width * 260);
   let rows;
   let cols;
   let panels = 1;
@@ -155,7 +171,7 @@ function logicalGeometry(shape, width) {
     panels = numel(shape.slice(0, nd - 2));
     if (cols * cell > width - 30) cell = Math.max(2, Math.floor((width - 30) / Math.max(cols, 1)));
   }
-  const axes = cell >= 16; // index labels along the edges
+  const axes = cell >= 16 && nd > 0; // index labels along the edges
   const left = axes ? 26 : 0;
   const top = axes ? 14 : 0;
   const caption = nd >= 3 ? LABEL_H : 0;
@@ -174,7 +190,10 @@ function logicalGeometry(shape, width) {
 
 /** Layout of the storage strip: cells wrapping into rows, position labels under each row start. */
 function storageGeometry(size, width) {
-  const cell = chooseCell(size, width, width * 110);
+  return fit((c) => storageLayout(size, width, c), chooseCell(size, width, width * 110), STORAGE_BOX_H);
+}
+
+function storageLayout(size, width, cell) {
   const left = cell >= 16 ? 34 : 0;
   const cols = Math.max(1, Math.min(size, Math.floor((width - left) / cell)));
   const rows = Math.max(1, Math.ceil(size / cols));
@@ -254,9 +273,9 @@ function sizeCanvas(canvas, g) {
 /**
  * Draw every cell of a grid in one pass. words[k] is cell k's colour as an RGBA word (see
  * makePalette), unread marks the cells drawn as "not read"; textOf(k) is the label, used only
- * when cells are big enough to hold text.
+ * when cells are big enough to hold text, and badgeOf(k) (optional) a note drawn above it.
  */
-function drawGrid(canvas, g, words, unread, textOf, theme, captions) {
+function drawGrid(canvas, g, words, unread, textOf, theme, captions, badgeOf = null) {
   const { ctx, dpr } = sizeCanvas(canvas, g);
   ctx.clearRect(0, 0, g.width, g.height);
   const gap = g.cell >= 6 ? 1 : 0;
@@ -294,10 +313,14 @@ function drawGrid(canvas, g, words, unread, textOf, theme, captions) {
       ctx.fillRect(x, y, s, s);
       if (withText) {
         const text = textOf(k);
-        if (text && ctx.measureText(text).width <= s - 3) {
-          ctx.fillStyle = isUnread ? theme.unreadText : theme.text;
-          ctx.fillText(text, x + s / 2, y + s / 2 + 0.5);
+        const badge = badgeOf && badgeOf(k);
+        ctx.fillStyle = isUnread ? theme.unreadText : theme.text;
+        if (badge) {
+          ctx.font = `bold ${font - 2}px system-ui, sans-serif`;
+          ctx.fillText(badge, x + s / 2, y + s * 0.27);
+          ctx.font = `${font}px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace`;
         }
+        if (text && ctx.measureText(text).width <= s - 3) ctx.fillText(text, x + s / 2, y + (badge ? s * 0.66 : s / 2 + 0.5));
       }
     }
   }
@@ -375,18 +398,23 @@ function render({ model, el }) {
   const [overChip, overEl] = chip("overlap", "tl-overlap", "two elements read the same storage cell");
   const [dtypeChip, dtypeEl] = chip("dtype", "tl-dtype", "element type");
   facts.append(shapeChip, strideChip, offsetChip, contChip, overChip, dtypeChip);
-  root.append(h("div", { class: "tl-head" }, expr, facts));
+  const undoBtn = h("button", { type: "button", class: "tl-action", "data-op": "undo", text: "undo", title: "take back the last operation" });
+  const resetBtn = h("button", { type: "button", class: "tl-action", "data-op": "reset", text: "reset", title: "back to the tensor as given" });
+  const actions = h("span", { class: "tl-actions" }, undoBtn, resetBtn);
+  root.append(h("div", { class: "tl-head" }, h("div", { class: "tl-title" }, expr, actions), facts));
 
   // Controls: one chip per op, looking like the Python call it makes.
   const controls = h("div", { class: "tl-controls" });
   const inputsOf = new Map();
   for (const spec of OPS) {
     const group = h("span", { class: "tl-op", "data-op-group": spec.op, title: spec.title });
-    const label = spec.op === "slice" ? "[start:stop:step]" : spec.op === "t" ? ".t()" : `.${spec.op}`;
-    const button = h("button", { type: "button", class: "tl-op-btn", "data-op": spec.op, text: label });
+    const label = spec.op === "slice" ? "slice" : spec.op === "t" ? ".t()" : `.${spec.op}`;
+    const button = h("button", {
+      type: "button", class: `tl-op-btn${spec.args.length ? "" : " tl-op-bare"}`, "data-op": spec.op, text: label,
+    });
     group.append(button);
     const inputs = [];
-    if (spec.args.length) group.append(h("span", { class: "tl-punct", text: spec.op === "slice" ? "on dim " : "(" }));
+    if (spec.args.length) group.append(h("span", { class: "tl-punct", text: spec.op === "slice" ? "dim" : "(" }));
     spec.args.forEach(([name, dflt, kind], i) => {
       if (spec.op === "slice" && i === 1) group.append(h("span", { class: "tl-punct", text: " [" }));
       else if (i > 0) group.append(h("span", { class: "tl-punct", text: spec.op === "slice" ? ":" : ", " }));
@@ -407,9 +435,6 @@ function render({ model, el }) {
     inputsOf.set(spec.op, inputs);
     controls.append(group);
   }
-  const undoBtn = h("button", { type: "button", class: "tl-action", "data-op": "undo", text: "undo" });
-  const resetBtn = h("button", { type: "button", class: "tl-action", "data-op": "reset", text: "reset" });
-  controls.append(h("span", { class: "tl-actions" }, undoBtn, resetBtn));
   root.append(controls);
 
   const errorBox = h("div", { class: "tl-error", role: "alert" });
@@ -524,7 +549,6 @@ function render({ model, el }) {
 
   function update() {
     if (!errorBox.textContent) showError("");
-    root.dataset.theme = themeOf(root).dark ? "dark" : "light";
     const v = cur;
     const n = numel(v.shape);
     const cap = model.get("max_elements");
@@ -572,6 +596,7 @@ function render({ model, el }) {
 
   function draw(v) {
     const theme = themeOf(root);
+    root.dataset.theme = theme.dark ? "dark" : "light";
     const indices = storageIndices(v);
     const counts = readersPerCell(v, indices);
     let overlap = false;
@@ -601,12 +626,12 @@ function render({ model, el }) {
     const lead = v.shape.slice(0, -2);
     drawGrid(logical.base, lg, elementWords, unread, (k) => textOfPos(indices[k]), theme,
       (p) => `[${unravel(lead, p).join(", ")}, :, :]`);
-    drawGrid(storage.base, sg, cellWords, unread, textOfPos, theme, () => "");
+    drawGrid(storage.base, sg, cellWords, unread, textOfPos, theme, () => "",
+      overlap ? (pos) => (counts[pos] > 1 ? `×${counts[pos]}` : "") : null);
     for (const [layer, g] of [[logical, lg], [storage, sg]]) {
       const { ctx } = sizeCanvas(layer.over, g);
       ctx.clearRect(0, 0, g.width, g.height);
     }
-    drawOverlapBadges(storage.base, sg, counts, theme);
     logicalTitle.textContent =
       v.shape.length === 0 ? "logical view: a 0-dim tensor (one element)"
         : `logical view ${pyTuple(v.shape)}: ${fmtInt(n)} element${n === 1 ? "" : "s"}`;
@@ -617,22 +642,6 @@ function render({ model, el }) {
       (S > read ? " (grey cells are not read)" : "");
     drawn = { v, indices, counts, lg, sg, theme, textOfPos };
     readout.replaceChildren(h("span", { class: "tl-hint", text: hint }));
-  }
-
-  /** "×3" on storage cells that more than one element reads, when there is room. */
-  function drawOverlapBadges(canvas, g, counts, theme) {
-    if (g.cell < 22) return;
-    const ctx = canvas.getContext("2d");
-    ctx.font = "bold 8px system-ui, sans-serif";
-    ctx.textAlign = "right";
-    ctx.textBaseline = "top";
-    ctx.fillStyle = theme.text;
-    for (let pos = 0; pos < counts.length; pos++) {
-      if (counts[pos] > 1) {
-        const [x, y] = cellXY(g, pos);
-        ctx.fillText(`×${counts[pos]}`, x + g.cell - 3, y + 1);
-      }
-    }
   }
 
   // ---- pointing --------------------------------------------------------------------------------
