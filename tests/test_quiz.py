@@ -113,3 +113,47 @@ def test_title_must_be_text():
         tl.Quiz([SHAPE], title=3)
     with pytest.raises(TypeError, match="text must be a string"):
         normalize_answer(3)
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.mark.skipif(not pathlib.Path(CHROMIUM).exists(), reason="chromium is not installed")
+def test_quiz_answers_are_checked_in_the_browser():
+    playwright = pytest.importorskip("playwright.sync_api")
+    quiz = tl.Quiz([{**SHAPE, "question": SHAPE["question"] + "\n```\nx = torch.zeros(3, 4)\n```"}, CHOICE])
+    state = {"questions": quiz.questions, "title": quiz.title}
+    page_html = f"""<html><body><div id="el"></div><script type="module">
+        const m = await import("data:text/javascript;base64,{base64.b64encode(QUIZ_JS.read_bytes()).decode()}");
+        const state = {json.dumps(state)};
+        const model = {{get: (k) => state[k], on() {{}}, off() {{}}}};
+        m.default.render({{model, el: document.getElementById("el")}});
+        window.rendered = true;
+    </script></body></html>"""
+    q0, q1 = ".tl-quiz-question[data-index='0']", ".tl-quiz-question[data-index='1']"
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.set_content(page_html)
+            page.wait_for_function("window.rendered")
+            assert page.inner_text(".tl-quiz-title") == "Check yourself"
+            assert page.inner_html(f"{q0} .tl-quiz-text").endswith("<pre><code>x = torch.zeros(3, 4)</code></pre>")
+            assert not page.is_visible(f"{q0} .tl-quiz-explain")
+            page.fill(f"{q0} input.tl-quiz-input", "(3, 4)")
+            page.click(f"{q0} .tl-quiz-submit")
+            assert page.get_attribute(q0, "data-state") == "wrong"
+            assert page.inner_text(f"{q0} .tl-quiz-feedback") == "Not quite: try again."
+            page.click(f"{q0} .tl-quiz-reveal")
+            assert page.get_attribute(q0, "data-state") == "revealed"
+            assert page.inner_text(f"{q0} .tl-quiz-feedback") == "Answer: (4, 3)"
+            assert page.is_visible(f"{q0} .tl-quiz-explain")
+            page.fill(f"{q0} input.tl-quiz-input", "torch.Size([4, 3])")  # try again, with Enter
+            page.press(f"{q0} input.tl-quiz-input", "Enter")
+            page.click(f"{q1} .tl-quiz-choice[data-choice='0']")
+            assert page.get_attribute(q1, "data-state") == "wrong"
+            page.click(f"{q1} .tl-quiz-choice[data-choice='1']")
+            assert [page.get_attribute(q, "data-state") for q in (q0, q1)] == ["correct", "correct"]
+            assert page.inner_text(".tl-quiz-score") == "2 of 2 answered correctly"
+        finally:
+            browser.close()
