@@ -1,0 +1,49 @@
+"""Tiny helpers the chapter generator scripts (build_NN.py) share: cells in, notebook out.
+
+A generator lists its cells with :func:`md` and :func:`code`, then calls :func:`write`, which
+puts the book's setup cell first (tagged ``hide-input``), sets the kernelspec and writes an
+unexecuted nbformat v4 notebook. Execute it afterwards with
+``jupyter execute --inplace notebooks/NN-name.ipynb``.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import textwrap
+
+import nbformat
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# The exact setup cell from README.md (identical in every notebook), read from there so the two
+# cannot drift apart.
+SETUP = re.search(r"The setup cell, identical in every notebook:\n\n```python\n(.*?)```",
+                  (ROOT / "README.md").read_text(encoding="utf-8"), re.S).group(1).strip()
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def md(text: str):
+    """A markdown cell from an indented triple-quoted string."""
+    return nbformat.v4.new_markdown_cell(textwrap.dedent(text).strip("\n"))
+
+
+def code(source: str, *tags: str):
+    """A code cell from an indented triple-quoted string, with optional cell tags."""
+    cell = nbformat.v4.new_code_cell(textwrap.dedent(source).strip("\n"))
+    if tags:
+        cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def write(name: str, cells: list) -> pathlib.Path:
+    """Write ``notebooks/<name>`` with the setup cell first; return its path."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = KERNELSPEC
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.cells = [code(SETUP, "hide-input"), *cells]
+    path = ROOT / "notebooks" / name
+    nbformat.validate(nb)
+    nbformat.write(nb, path)
+    return path
