@@ -1,0 +1,110 @@
+"""Exercises for chapter 8, devices and precision: the limits of 16-bit floating point.
+
+References are written from the format's definition (finfo and frexp); the idiomatic solutions
+use torch's own casts and ``nextafter``, and the strictness tests check that both agree.
+"""
+
+import torch
+
+from ._core import exercise
+from .strategies import st
+
+_HALF_TYPES = (torch.float16, torch.bfloat16)
+
+# Values around both formats' limits: the largest finite values, the rounding thresholds just
+# above them (65520 for float16, 2**127 * (2 - 2**-8) for bfloat16), infinities and NaN.
+_BF16_MAX = torch.finfo(torch.bfloat16).max
+_BF16_LIMIT = 2.0 ** 127 * (2 - 2.0 ** -8)
+_SPECIAL = [0.0, 1.0, -1.0, 2048.0, 65504.0, 65519.0, 65520.0, -65520.0, 70000.0, 1e9, -1e30,
+            _BF16_MAX, _BF16_LIMIT, -_BF16_LIMIT, 3.4e38, float("inf"), float("-inf"), float("nan")]
+
+
+@st.composite
+def _values_and_dtype(draw):
+    values = draw(st.lists(st.one_of(st.sampled_from(_SPECIAL), st.integers(-9, 9).map(float)),
+                           min_size=0, max_size=8))
+    dtype = draw(st.sampled_from(_HALF_TYPES))
+    return torch.tensor(values, dtype=torch.float32), dtype
+
+
+def _overflows_solution(x, dtype):
+    return torch.isfinite(x) & torch.isinf(x.to(dtype))
+
+
+def _overflows_naive(x, dtype):
+    # ignores rounding: values between max and max + half a gap round down, not to inf
+    return x.abs() > torch.finfo(dtype).max
+
+
+@exercise(
+    "precision.overflows",
+    title="Which values overflow?",
+    statement="Write `overflows(x, dtype)` for a 1-D `float32` tensor `x` and `dtype` "
+              "`torch.float16` or `torch.bfloat16`. Return a bool tensor of the same shape, True "
+              "where `x[i]` is finite but becomes infinite when cast to `dtype`. Values a little "
+              "above `torch.finfo(dtype).max` may still round down to it; NaN and infinities are "
+              "not overflows.",
+    inputs=_values_and_dtype(),
+    edge_cases=[
+        (torch.tensor([65504.0, 65519.0, 65520.0, 70000.0]), torch.float16),
+        (torch.tensor([70000.0, 3.4e38]), torch.bfloat16),
+        (torch.tensor([float("inf"), float("nan"), -1e9]), torch.float16),
+        (torch.tensor([_BF16_MAX, _BF16_LIMIT]), torch.bfloat16),
+        (torch.zeros(0), torch.float16),
+    ],
+    hint="Casting is the oracle: `x.to(dtype)` rounds to nearest, so compare `torch.isinf` of "
+         "the cast with `torch.isfinite(x)`. A threshold on `finfo(dtype).max` alone is wrong "
+         "for values just above it.",
+    solution=_overflows_solution,
+    wrong=[("compares with finfo.max, ignoring rounding", _overflows_naive)],
+)
+def overflows(x, dtype):
+    """Threshold form: finite values at or beyond max + half a gap round to infinity."""
+    info = torch.finfo(dtype)
+    # the gap between the largest two finite values is 2 ** (emax - mantissa_bits)
+    _, exponent = torch.frexp(torch.tensor(info.max, dtype=torch.float64))
+    half_gap = 2.0 ** (exponent.item() - 1) * info.eps / 2
+    limit = info.max + half_gap  # a tie at the limit rounds to even: infinity
+    return torch.isfinite(x) & (x.double().abs() >= limit)
+
+
+@st.composite
+def _positive_values(draw):
+    dtype = draw(st.sampled_from((torch.float32, torch.float16, torch.bfloat16)))
+    mantissas = draw(st.lists(st.integers(1, 50), min_size=0, max_size=6))
+    exponents = draw(st.lists(st.integers(-6, 6), min_size=len(mantissas), max_size=len(mantissas)))
+    values = [m * 2.0 ** e for m, e in zip(mantissas, exponents)]
+    return torch.tensor(values, dtype=dtype)
+
+
+def _spacing_solution(x):
+    return torch.nextafter(x, torch.full_like(x, float("inf"))) - x
+
+
+def _spacing_eps_times_x(x):
+    # right only for powers of two: the gap is constant between powers of two, not proportional
+    return torch.finfo(x.dtype).eps * x
+
+
+@exercise(
+    "precision.spacing",
+    title="The gap to the next value",
+    statement="Write `spacing(x)` for a tensor `x` of positive normal floating-point values "
+              "(`float32`, `float16` or `bfloat16`) that returns, in `x`'s dtype, the distance "
+              "from each value to the next larger value representable in that dtype.",
+    inputs=_positive_values(),
+    edge_cases=[
+        torch.tensor([1.0]),
+        torch.tensor([1.0, 2048.0], dtype=torch.float16),
+        torch.tensor([256.0, 3.0], dtype=torch.bfloat16),
+        torch.tensor([1000.0, 0.1]),
+    ],
+    hint="`torch.nextafter(x, inf) - x` does it directly. By hand: the gap is "
+         "`finfo(dtype).eps` times the power of two at or below x (see `torch.frexp`).",
+    solution=_spacing_solution,
+    wrong=[("eps * x (proportional, not a staircase)", _spacing_eps_times_x)],
+)
+def spacing(x):
+    """From the format: x = m * 2**e with 0.5 <= m < 1, and the gap is eps * 2**(e - 1)."""
+    _, exponent = torch.frexp(x.double())
+    return (torch.finfo(x.dtype).eps * torch.pow(2.0, exponent.double() - 1)).to(x.dtype)
