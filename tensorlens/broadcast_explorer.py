@@ -3,7 +3,7 @@
 Contract
 --------
 * ``BroadcastExplorer(*shapes_or_tensors, names=None)`` takes 1 to 6 shapes (tuple, list,
-  ``torch.Size``) or tensors; a tensor also contributes its strides, so the widget shows the
+  ``torch.Size``) or tensors (or ``View`` s); a tensor also contributes its strides, so the widget shows the
   strides of *its* broadcast view. Bad arguments raise ``TypeError`` / ``ValueError`` naming the
   argument.
 * All state is the synced trait ``operands``: a list of ``{"name", "text", "strides"}``, where
@@ -102,9 +102,10 @@ def _format(shape):
 
 def _operand(value, where):
     """(shape, strides or None) of one constructor argument."""
-    if hasattr(value, "shape") and hasattr(value, "stride") and callable(value.stride):
-        shape = tuple(int(n) for n in value.shape)
-        return shape, [int(s) for s in value.stride()]
+    if hasattr(value, "shape") and hasattr(value, "stride"):
+        # A torch tensor (stride() is a method) or a tensorlens View (stride is a tuple).
+        stride = value.stride() if callable(value.stride) else value.stride
+        return tuple(int(n) for n in value.shape), [int(s) for s in stride]
     if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
         raise TypeError(
             f"{where} must be a tensor or a shape (tuple, list, torch.Size), "
@@ -144,8 +145,8 @@ class BroadcastExplorer(anywidget.AnyWidget):
 
     Parameters
     ----------
-    *shapes_or_tensors : tuple, list, torch.Size or torch.Tensor
-        One to six operands. A tensor gives its shape and its strides.
+    *shapes_or_tensors : tuple, list, torch.Size, torch.Tensor or tensorlens.View
+        One to six operands. A tensor (or View) gives its shape and its strides.
     names : list of str, optional
         Labels of the operands (default ``A``, ``B``, ...).
 
@@ -188,15 +189,20 @@ class BroadcastExplorer(anywidget.AnyWidget):
         ]
         super().__init__(operands=operands, **kwargs)
 
+    def _labelled(self):
+        """(name, text) of each operand, tolerating a malformed trait as the JS does."""
+        return [(op.get("name") or string.ascii_uppercase[i % 26], op.get("text", ""))
+                for i, op in enumerate(self.operands)]
+
     @property
     def shapes(self):
         """The operands' shapes as the widget now shows them (raises ValueError on bad text)."""
         shapes = []
-        for op in self.operands:
+        for name, text in self._labelled():
             try:
-                shapes.append(parse_shape(op["text"]))
-            except ValueError as error:
-                raise ValueError(f"{op['name']}: {error}") from None
+                shapes.append(parse_shape(text))
+            except (TypeError, ValueError) as error:
+                raise ValueError(f"{name}: {error}") from None
         return tuple(shapes)
 
     def explain(self):
@@ -212,12 +218,13 @@ class BroadcastExplorer(anywidget.AnyWidget):
         return explain_broadcast(*self.shapes)
 
     def __repr__(self):
-        args = ", ".join(f"{op['name']}={op['text']!s}" for op in self.operands)
+        labelled = self._labelled()
         try:
             shapes = self.shapes
         except ValueError as error:
+            args = ", ".join(f"{name}={text!r}" for name, text in labelled)
             return f"BroadcastExplorer({args}) -> invalid: {error}"
-        args = ", ".join(f"{op['name']}={_format(s)}" for op, s in zip(self.operands, shapes))
+        args = ", ".join(f"{name}={_format(s)}" for (name, _), s in zip(labelled, shapes))
         try:
             plan = explain_broadcast(*shapes)
         except BroadcastError as error:

@@ -12,6 +12,7 @@ import torch
 
 from tensorlens.broadcast import BroadcastError, explain_broadcast
 from tensorlens.broadcast_explorer import MAX_OPERANDS, BroadcastExplorer, parse_shape
+from tensorlens.layout import View
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "js" / "fixtures" / "broadcast.json"
@@ -107,6 +108,20 @@ def test_tensors_give_shape_and_strides():
     assert w.explain().result == tuple(torch.broadcast_shapes((3, 4), (), (2, 1, 1)))
 
 
+def test_a_view_gives_its_strides():
+    view = View((3, 4)).transpose(0, 1)
+    w = BroadcastExplorer(view, (2, 1, 1))
+    assert w.operands[0] == {"name": "A", "text": "4, 3", "strides": list(view.stride)}
+    assert repr(w) == "BroadcastExplorer(A=[4, 3], B=[2, 1, 1]) -> [2, 4, 3]"
+
+
+def test_a_malformed_trait_gives_a_message_not_a_crash():
+    w = BroadcastExplorer((3,))
+    w.operands = [{"text": "3"}, {"name": "B"}]
+    assert repr(w) == ("BroadcastExplorer(A='3', B='') -> invalid: "
+                       "B: empty: write () for a 0-d tensor")
+
+
 def test_conflict_and_invalid_text_show_in_the_repr():
     w = BroadcastExplorer((3, 4), (4, 5), names=["a", "b"])
     assert repr(w) == ("BroadcastExplorer(a=[3, 4], b=[4, 5]) -> cannot broadcast: "
@@ -115,7 +130,8 @@ def test_conflict_and_invalid_text_show_in_the_repr():
         w.explain()
     # What the browser writes when the reader types: the repr follows the trait.
     w.operands = [{**w.operands[0], "text": "3, x"}, w.operands[1]]
-    assert repr(w) == 'BroadcastExplorer(a=3, x, b=4, 5) -> invalid: a: "x" is not a size'
+    assert repr(w) == (
+        "BroadcastExplorer(a='3, x', b='4, 5') -> invalid: a: \"x\" is not a size")
     with pytest.raises(ValueError, match='a: "x" is not a size'):
         w.shapes
     w.operands = [{**w.operands[0], "text": "[4, 1]"}, w.operands[1]]

@@ -119,8 +119,9 @@ cells = [
     print("a + b == a.repeat(1, 5) + b.repeat(3, 1), element by element")
     """),
     md("""
-    So broadcasting behaves as if the size-1 dims were repeated. The rule, for any number of
-    operands:
+    So broadcasting behaves as if the size-1 dims were repeated. (This is the example the
+    broadcasting article behind chapters 4-6 opens with; its claim that `[3, 1]` plus `[1, 5]` gives
+    `[3, 5]` is right, as the assertions show.) The rule, for any number of operands:
 
     1. **Align the shapes from the right.** The last dims are compared with each other, then the
        ones before them, and so on.
@@ -223,8 +224,8 @@ cells = [
     assert torch.equal(a_view + b_view, a + b)
     """),
     md("""
-    The article behind chapters 4-6 opens with the same picture and one example of the explicit
-    form, `expand` (the topic of chapter 5). Run as written (the extracted text lost its `=`), it is
+    That article follows its opening example with the explicit form, `expand` (the topic of
+    chapter 5). Run as written (the extracted text lost its `=`), it is
     right: `expand(3, 4)` stretches the size-1 column to 4, as broadcasting would, and copies nothing.
     """),
     code("""
