@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 
 import torch
 from playwright.sync_api import sync_playwright
 
 from tensorlens import StrideExplorer, View
+from tensorlens.stride_explorer import python_expression
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -126,7 +128,44 @@ def screenshot(page, path: str) -> None:
     page.screenshot(path=path, full_page=True)
 
 
+CLICK_ALL = """
+(state) => {
+  const w = window.__mount(state);
+  const q = (s) => w.el.querySelector(s);
+  const seen = [];
+  for (const button of w.el.querySelectorAll(".tl-op-btn[data-op]")) {
+    button.click();
+    seen.push({ op: button.dataset.op, stride: q(".tl-stride").textContent, shape: q(".tl-shape").textContent,
+                offset: q(".tl-offset").textContent, expr: q(".tl-expr").textContent,
+                error: q(".tl-error").hidden ? "" : q(".tl-error").textContent,
+                ops: JSON.parse(JSON.stringify(w.model.get("ops"))), saved: w.model.get("expression") });
+  }
+  w.cleanup(); w.el.remove();
+  return seen;
+}
+"""
+
+
+def check_every_op(page) -> tuple[int, int]:
+    """Click every op button in turn (default arguments) and check the header the widget drew
+    against the Python model replaying the ops the widget recorded. Returns (applied, rejected)."""
+    w = StrideExplorer(torch.arange(24.0).view(2, 3, 4))
+    applied = rejected = 0
+    for step in page.evaluate(CLICK_ALL, state_of(w)):
+        w.ops = step["ops"]
+        v = w.current_view()
+        expected = {"shape": str(v.shape), "stride": str(v.stride), "offset": str(v.offset),
+                    "expr": python_expression(w.label, w.ops)}
+        shown = {key: step[key] for key in expected}
+        if shown != expected or step["saved"] != expected["expr"]:
+            raise SystemExit(f"after {step['op']}: the widget shows {shown}, the model {expected}")
+        applied += not step["error"]
+        rejected += bool(step["error"])
+    return applied, rejected
+
+
 def main() -> None:
+    """Time the widget, check every op button against the model, optionally take a screenshot."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--screenshot", help="write a PNG of a few explorers here")
     parser.add_argument("--repeats", type=int, default=5)
@@ -138,6 +177,7 @@ def main() -> None:
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.set_content(PAGE % CSS)
         page.evaluate(HARNESS, ESM)
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (timings scale with it)")
         print(f"{'view':<22} {'first draw ms':>22} {'redraw after op ms':>24}  notes")
         print(f"{'':<22} {'(median / max)':>22} {'(median / max)':>24}")
         for name, widget in cases():
@@ -146,6 +186,9 @@ def main() -> None:
             first = f"{statistics.median(r['first']):.1f} / {max(r['first']):.1f}"
             redraw = f"{statistics.median(r['redraw']):.1f} / {max(r['redraw']):.1f}"
             print(f"{name:<22} {first:>22} {redraw:>24}  {note}")
+        applied, rejected = check_every_op(page)
+        print(f"every op button clicked on a (2, 3, 4) tensor: {applied} applied, {rejected} "
+              "rejected with a message; header matches the Python model after each")
         if opts.screenshot:
             screenshot(page, opts.screenshot)
             print(f"screenshot: {opts.screenshot}")

@@ -444,7 +444,7 @@ function render({ model, el }) {
 
   // The stage: logical view above the storage strip, each in its own scroll box.
   const mkLayer = (cls) => {
-    const base = h("canvas", { class: `${cls} tl-canvas` });
+    const base = h("canvas", { class: `${cls} tl-canvas`, role: "img" });
     const over = h("canvas", { class: "tl-overlay" });
     const wrap = h("div", { class: "tl-layer" }, base, over);
     return { base, over, wrap };
@@ -490,6 +490,7 @@ function render({ model, el }) {
       const next = applyOp(cur, spec.op, args);
       ops = ops.concat([[spec.op, args]]);
       cur = next;
+      showError("");
       save("");
       update();
     } catch (err) {
@@ -507,6 +508,7 @@ function render({ model, el }) {
     if (!ops.length || !base) return;
     ops = ops.slice(0, -1);
     cur = replay(ops);
+    showError("");
     save("");
     update();
   });
@@ -514,6 +516,7 @@ function render({ model, el }) {
     if (!base) return;
     ops = [];
     cur = base;
+    showError("");
     save("");
     update();
   });
@@ -548,7 +551,6 @@ function render({ model, el }) {
   }
 
   function update() {
-    if (!errorBox.textContent) showError("");
     const v = cur;
     const n = numel(v.shape);
     const cap = model.get("max_elements");
@@ -640,6 +642,8 @@ function render({ model, el }) {
     storageTitle.textContent =
       `storage: ${fmtInt(S)} cell${S === 1 ? "" : "s"}, ${fmtInt(read)} read by this view` +
       (S > read ? " (grey cells are not read)" : "");
+    logical.base.setAttribute("aria-label", logicalTitle.textContent);
+    storage.base.setAttribute("aria-label", storageTitle.textContent);
     drawn = { v, indices, counts, lg, sg, theme, textOfPos };
     readout.replaceChildren(h("span", { class: "tl-hint", text: hint }));
   }
@@ -718,8 +722,11 @@ function render({ model, el }) {
       else pointStorage(k);
     };
   }
-  logical.wrap.addEventListener("pointermove", onMove(logical, "logical"));
-  storage.wrap.addEventListener("pointermove", onMove(storage, "storage"));
+  // pointerdown too, so that a tap on a touch screen explains a cell.
+  for (const type of ["pointermove", "pointerdown"]) {
+    logical.wrap.addEventListener(type, onMove(logical, "logical"));
+    storage.wrap.addEventListener(type, onMove(storage, "storage"));
+  }
   logical.wrap.addEventListener("pointerleave", unhighlight);
   storage.wrap.addEventListener("pointerleave", unhighlight);
 
