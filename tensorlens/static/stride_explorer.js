@@ -107,6 +107,33 @@ function themeOf(el) {
   };
 }
 
+/**
+ * The colour of every storage cell (grey when no element reads it) and of every element (its
+ * cell's), as ImageData words; also whether any cell has two readers and how many are read.
+ * At module level, not inside render, so the JIT keeps its optimised loops across widgets.
+ */
+function colourCells(indices, counts, theme, unread) {
+  const S = counts.length;
+  const nColours = Math.max(1, Math.min(PALETTE, S));
+  const pal = makePalette(theme.dark, nColours).u32;
+  const cellWords = new Uint32Array(S);
+  let overlap = false;
+  let read = 0;
+  for (let pos = 0; pos < S; pos++) {
+    const c = counts[pos];
+    if (c === 0) {
+      cellWords[pos] = unread;
+      continue;
+    }
+    read++;
+    if (c > 1) overlap = true;
+    cellWords[pos] = pal[S <= PALETTE ? pos : Math.floor((pos * nColours) / S)];
+  }
+  const elementWords = new Uint32Array(indices.length);
+  for (let k = 0; k < indices.length; k++) elementWords[k] = cellWords[indices[k]];
+  return { cellWords, elementWords, overlap, read };
+}
+
 // ---- value formatting --------------------------------------------------------------------------
 
 function formatValue(x, isFloat) {
@@ -279,7 +306,9 @@ function drawGrid(canvas, g, words, unread, textOf, theme, captions, badgeOf = n
   const { ctx, dpr } = sizeCanvas(canvas, g);
   ctx.clearRect(0, 0, g.width, g.height);
   const gap = g.cell >= 6 ? 1 : 0;
-  if (g.cell < 12) {
+  if (g.n === 0) {
+    // An empty view: nothing to draw but its captions.
+  } else if (g.cell < 12) {
     // Small cells: one pixel per cell in an offscreen image, scaled up without smoothing, then
     // the 1 px gaps cut out. Far faster than a fillRect (or a pixel loop) per cell.
     const per = g.rows * g.cols;
@@ -593,7 +622,14 @@ function render({ model, el }) {
     notice.hidden = true;
     root.dataset.capped = "false";
     stage.hidden = false;
-    draw(v);
+    try {
+      draw(v);
+    } catch (err) {
+      // Never a broken widget: whatever went wrong is said in it.
+      drawn = null;
+      stage.hidden = true;
+      showError(`could not draw this view: ${err.message}`);
+    }
   }
 
   function draw(v) {
@@ -601,22 +637,12 @@ function render({ model, el }) {
     root.dataset.theme = theme.dark ? "dark" : "light";
     const indices = storageIndices(v);
     const counts = readersPerCell(v, indices);
-    let overlap = false;
-    for (let i = 0; i < counts.length; i++) if (counts[i] > 1) { overlap = true; break; }
+    const S = v.storageSize;
+    const unread = rgbaWord(theme.unread);
+    const { cellWords, elementWords, overlap, read } = colourCells(indices, counts, theme, unread);
     overEl.textContent = overlap ? "yes" : "no";
     overEl.dataset.value = String(overlap);
-    const S = v.storageSize;
-    const nColours = Math.max(1, Math.min(PALETTE, S));
-    const pal = makePalette(theme.dark, nColours);
-    // The colour of every storage cell (grey when unread); elements take their cell's colour.
-    const unread = rgbaWord(theme.unread);
-    const cellWords = new Uint32Array(S);
-    for (let pos = 0; pos < S; pos++) {
-      cellWords[pos] = counts[pos] ? pal.u32[S <= PALETTE ? pos : Math.floor((pos * nColours) / S)] : unread;
-    }
     const n = indices.length;
-    const elementWords = new Uint32Array(n);
-    for (let k = 0; k < n; k++) elementWords[k] = cellWords[indices[k]];
     const values = model.get("storage");
     const dtype = model.get("dtype") || "";
     const isFloat = /float|half|bfloat/.test(dtype);
@@ -637,8 +663,6 @@ function render({ model, el }) {
     logicalTitle.textContent =
       v.shape.length === 0 ? "logical view: a 0-dim tensor (one element)"
         : `logical view ${pyTuple(v.shape)}: ${fmtInt(n)} element${n === 1 ? "" : "s"}`;
-    let read = 0;
-    for (let i = 0; i < counts.length; i++) if (counts[i]) read++;
     storageTitle.textContent =
       `storage: ${fmtInt(S)} cell${S === 1 ? "" : "s"}, ${fmtInt(read)} read by this view` +
       (S > read ? " (grey cells are not read)" : "");
