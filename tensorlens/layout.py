@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numbers
 import operator
-from math import prod
+from math import gcd, prod
 
 __all__ = ["View", "ViewIndexError"]
 
@@ -401,10 +401,22 @@ class View:
             reach += (n - 1) * s
         else:
             return False
-        # Otherwise count the distinct positions exactly: a bit set of reachable positions,
-        # shifted by each step of each dim. A collision loses bits.
-        reachable = 1
-        count = 1
+        # Otherwise count the distinct positions exactly, dim by dim: a collision shows as fewer
+        # positions than index combinations. Scaling all strides by their gcd keeps collisions.
+        g = gcd(*(s for s, _ in dims))
+        dims = [(s // g, n) for s, n in dims]
+        span = 1 + sum((n - 1) * s for s, n in dims)
+        if self.numel * 64 <= span:
+            # Few elements spread thinly: a set of positions is the smaller structure.
+            positions = {0}
+            for s, n in dims:
+                grown = {p + k * s for p in positions for k in range(n)}
+                if len(grown) != len(positions) * n:
+                    return True
+                positions = grown
+            return False
+        # Dense enough: a bit set of reachable positions, shifted by each step of each dim.
+        reachable, count = 1, 1
         for s, n in dims:
             grown = 0
             for k in range(n):
