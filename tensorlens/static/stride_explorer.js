@@ -10,7 +10,6 @@
 // class and data attributes: button[data-op], input[data-arg], .tl-shape, .tl-stride, ...
 import {
   applyOp,
-  hasOverlap,
   isContiguous,
   makeView,
   numel,
@@ -102,7 +101,7 @@ function themeOf(el) {
     muted: dark ? "#9ca3af" : "#6b7280",
     unread: dark ? [55, 60, 68] : [229, 231, 235],
     unreadText: dark ? "#6b7280" : "#9ca3af",
-    wash: dark ? "rgba(17,24,39,0.72)" : "rgba(255,255,255,0.72)",
+    wash: dark ? "rgba(17,24,39,0.66)" : "rgba(255,255,255,0.66)",
     ring: dark ? "#fbbf24" : "#111827",
   };
 }
@@ -491,7 +490,7 @@ function render({ model, el }) {
   let base = null;
   let ops = [];
   let cur = null;
-  let drawn = null; // {indices, counts, lg, sg, pal, theme} of the last draw, for pointing
+  let drawn = null; // {v, indices, counts, lg, sg, theme, textOfPos} of the last draw, for pointing
   const hint = "Point at an element to see where it lives in storage, or at a storage cell to see who reads it.";
 
   function readBase() {

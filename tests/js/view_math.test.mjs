@@ -104,7 +104,9 @@ test("storageIndices is fast enough for the widget (65,536 elements)", () => {
   assert.equal(idx.length, 65536);
   assert.equal(idx[1], 256);
   assert.equal(counts.reduce((a, b) => a + b, 0), 65536);
-  assert.ok(ms < 50, `took ${ms.toFixed(1)} ms`);
+  // About 1 ms on an idle machine; the bound only catches an accidentally quadratic version
+  // while leaving room for a busy CI machine.
+  assert.ok(ms < 250, `took ${ms.toFixed(1)} ms`);
 });
 
 test("stride_explorer.js imports only ./view_math.js (what _esm.py inlines)", () => {
