@@ -220,6 +220,20 @@ class StrideExplorer(anywidget.AnyWidget):
             "select or slice it to see it drawn."
         )
 
+    @traitlets.validate("ops")
+    def _check_ops(self, proposal):
+        # Every recorded op must apply to the base view, so repr and current_view never fail.
+        view = self.base_view
+        for i, entry in enumerate(proposal["value"]):
+            try:
+                op, args = entry
+                if op not in _OPS:
+                    raise ValueError(f"unknown view operation {op!r}")
+                view = _apply(view, op, list(args))
+            except (TypeError, ValueError) as exc:
+                raise traitlets.TraitError(f"ops[{i}] = {entry!r} does not apply: {exc}") from exc
+        return proposal["value"]
+
     # -- the model side ----------------------------------------------------------------------------
 
     @property

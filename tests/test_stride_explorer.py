@@ -13,6 +13,7 @@ import subprocess
 
 import pytest
 import torch
+import traitlets
 
 from tensorlens import StrideExplorer, View
 from tensorlens._esm import load_esm
@@ -176,6 +177,16 @@ def test_apply_rejects_what_the_model_rejects(op, args, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         w.apply(op, *args)
     assert w.ops == [] and w.expression == "x"
+
+
+def test_ops_written_to_the_trait_are_checked_against_the_model():
+    w = StrideExplorer(View((3, 4)))
+    w.ops = [["t", []], ["slice", [0, None, None, 2]]]  # as the browser writes them
+    assert repr(w).startswith("StrideExplorer(x.t()[::2]: shape=(2, 3), stride=(2, 4)")
+    for bad in ([["reshape", [[12]]]], [["t", []], ["view", [[12]]]], [["t"]]):
+        with pytest.raises(traitlets.TraitError, match=re.escape("ops[")):
+            w.ops = bad
+    assert w.ops == [["t", []], ["slice", [0, None, None, 2]]]
 
 
 # ---- argument validation ---------------------------------------------------------------------
