@@ -9,15 +9,15 @@ JS (the tests compare the two). ``repr`` is deterministic: ``Quiz(3 questions)``
 
 from __future__ import annotations
 
-import pathlib
 import re
 
 import anywidget
 import traitlets
 
+from ._esm import load_css, load_esm
+
 __all__ = ["Quiz", "normalize_answer"]
 
-_STATIC = pathlib.Path(__file__).parent / "static"
 _KEYS = {"question", "choices", "answer", "accept", "explain"}
 
 _SIZE = re.compile(r"^(?:torch\.)?size\((.*)\)$")
@@ -129,8 +129,8 @@ class Quiz(anywidget.AnyWidget):
     Quiz(1 question)
     """
 
-    _esm = (_STATIC / "quiz.js").read_text(encoding="utf-8")
-    _css = (_STATIC / "quiz.css").read_text(encoding="utf-8")
+    _esm = load_esm("quiz.js")
+    _css = load_css("quiz.css")
 
     questions = traitlets.List(traitlets.Dict()).tag(sync=True)
     title = traitlets.Unicode("").tag(sync=True)
