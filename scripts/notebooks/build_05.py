@@ -544,7 +544,9 @@ Torch refuses a write when it can see that several *written* elements share a ce
 receive different values (`add_`, `copy_` of a full tensor, assigning a whole row). It lets through
 writes of a single value (`fill_`, `zero_`) and writes to a part of the view in which each cell
 appears once (`y[0, 0] = 5`, the column `y[:, 1]`): those silently change the source, and with it
-every other element that reads the same cell. `y[0, 0] = 5` changed all of row 0.
+every other element that reads the same cell. `y[0, 0] = 5` changed all of row 0. The second
+article's warning (section 5.2), that in-place changes to an expanded tensor can reach the original,
+is right; the first article's belief that such writes always raise is not.
 
 Writes to the source show through the view, too:
 """)
