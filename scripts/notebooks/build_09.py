@@ -75,7 +75,7 @@ print("five time.time() samples of a + b, in microseconds:", [round(s * 1e6, 2) 
 ''', IGNORE)
 
 md("""
-The readings disagree with each other, often by a factor of several: the first call pays for
+The readings typically disagree with each other, the first one most: the first call pays for
 one-time work (allocator warm-up, lazy initialisation), and one addition of a thousand floats takes
 about as long as the clock call itself, so what you see is mostly noise and clock granularity.
 
@@ -195,8 +195,8 @@ plt.close(fig)
 md("""
 Two things to take from the measurement rather than from a slogan:
 
-- At a single element the loop is only a few times slower; the ratio grows with the size because
-  the loop pays per element. Vectorizing a loop that runs three times buys little; vectorizing one
+- The gap is smallest at a single element and grows with the size, because the loop pays per
+  element. Vectorizing a loop that runs three times buys little; vectorizing one
   that runs over every pixel buys everything.
 - The vectorized time barely moves across this range: at these sizes it is dominated by the fixed
   cost of one call, not by arithmetic. That is why batching many small operations into one large
@@ -251,13 +251,15 @@ md("""
 Read the table column by column. With a thousand floats the three versions are within a small
 factor of each other: the fixed cost of a call dominates and allocation is cheap. With a million
 floats (4 MB per result) the out-of-place version also has to obtain and fill a fresh 4 MB block
-every call; on the Linux machine that builds this book that showed up as a large gap, while on other
-allocators it may be small. Measure on your machine before rewriting code for it.
+every call. When that column shows a large gap, as it did on the Linux machine that executed this
+page, that allocation is the cause; with another allocator or size it may be small. Measure on your
+machine before rewriting code for it.
 
 In-place updates also have costs that no timer shows. They are refused where they would corrupt
-something: on a tensor autograd saved for the backward pass (chapter 7), and on an `expand`ed tensor
-whose elements share memory (chapter 5). And writing into a view also writes into its base (chapter
-3). Use them for buffers you own, such as running sums and preallocated outputs, not as a general
+something: on a tensor autograd saved for the backward pass
+([chapter 7](07-autograd.ipynb)), and on an `expand`ed tensor whose elements share memory
+([chapter 5](05-expand-and-repeat.ipynb)). And writing into a view also writes into its base
+([chapter 3](03-memory-layout.ipynb)). Use them for buffers you own, such as running sums and preallocated outputs, not as a general
 habit.
 
 ## Compilers: `torch.jit.script` is deprecated, `torch.compile` is the path
@@ -395,6 +397,28 @@ What a fused kernel saves is **memory traffic**: eager mode runs `x ** 2`, `y **
 once and writes the result once. Element-wise chains on large tensors are limited by memory
 bandwidth, not arithmetic, which is the theme of the last section.
 
+## The article's third tip: half precision
+
+The article's last performance tip converts to `float16` to save memory and says the precision
+lost is negligible. The memory half is exact; the precision half depends on the values, and
+[chapter 8](08-devices-and-precision.ipynb) measures where `float16` overflows and loses
+increments. Run as written:
+""")
+
+code('''
+tensor = torch.rand(10)         # torch.float32
+half_tensor = tensor.half()     # torch.float16
+print(tensor.dtype, measure.storage_bytes(tensor), "bytes ->",
+      half_tensor.dtype, measure.storage_bytes(half_tensor), "bytes")
+assert measure.storage_bytes(half_tensor) * 2 == measure.storage_bytes(tensor)
+
+relative_error = ((half_tensor.float() - tensor).abs() / tensor).max().item()
+print(f"largest relative rounding error: {relative_error:.2e} "
+      f"(float16 keeps 11 significant bits: at most {2 ** -11:.2e})")
+assert 0 < relative_error <= 2 ** -11
+''')
+
+md("""
 ## Memory traffic: what gets copied, and how it is laid out
 
 ### `expand` vs `repeat`
@@ -468,8 +492,8 @@ assert measure.storage_bytes(augmented) == augmented.numel() * augmented.element
 
 md("""
 Saving memory with `expand` pays when the expanded tensor is *read*, not materialised: as an
-operand of broadcasting arithmetic, a matmul, or a mask. Chapter 5 (`05-expand-and-repeat`) has the
-full story, including why writing into an expanded tensor is refused.
+operand of broadcasting arithmetic, a matmul, or a mask. [Chapter 5](05-expand-and-repeat.ipynb)
+has the full story, including why writing into an expanded tensor is refused.
 
 ### What `contiguous()` costs
 
@@ -500,7 +524,7 @@ benchmark.Compare(results).print()
 ''', IGNORE)
 
 md("""
-The copy of 4 MB takes milliseconds; a no-op `contiguous()` takes well under a microsecond. The
+The copy of 4 MB takes milliseconds; a no-op `contiguous()` takes about a microsecond or less. The
 reductions show the other side: summing along rows of the transposed tensor reads memory with a
 stride of 1,024 floats instead of 1, and is usually slower than the same sum on the contiguous
 layout. Which is cheaper overall depends on how often the tensor is read: copy once with
@@ -669,6 +693,8 @@ md("""
   autograd or an expanded tensor.
 - `torch.jit.script` is deprecated; `torch.compile` captures graphs (watch for graph breaks and
   recompiles), and its default backend fuses element-wise chains to cut memory traffic.
+- `half()` halves the bytes exactly and rounds every value (relative error up to 2^-11); whether
+  that is negligible is a measurement, not a given (chapter 8).
 - `expand` costs nothing and allocates nothing; `repeat` copies. `contiguous()` is free on a
   contiguous tensor and a full copy otherwise. Channels-last changes strides, not shapes.
 """)
