@@ -10,6 +10,8 @@ punctuation restored) and judged by torch. The quiz answers are computed here wi
 the notebook is written, so a wrong answer key cannot ship.
 """
 
+import pprint
+
 import torch
 
 from nbbuild import code, md, write
@@ -516,7 +518,8 @@ cells += [
 
     Answer before you run anything; the quiz checks your answers in the page.
     """),
-    code(f"tl.Quiz({QUIZ!r})"),
+    # remove-input: the book shows the quiz widget, not its answer key
+    code("tl.Quiz(" + pprint.pformat(QUIZ, width=96, sort_dicts=False) + ")", "remove-input"),
     md(r"""
     ### Exercises
 
