@@ -787,7 +787,7 @@ gradient that reaches `s`, without autograd and without `sum_to_size`.
 
 code('''
 def source_grad(g, shape):
-    """Sum g over the new leading dims and (keeping them) over the dims where shape has a 1."""
+    """g: the gradient at s.expand(g.shape); shape: the shape of s -> the gradient at s."""
     lead = g.dim() - len(shape)
     if lead:
         g = g.sum(dim=tuple(range(lead)))
