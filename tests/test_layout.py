@@ -108,9 +108,9 @@ def assert_op_agrees(view, op, args):
         assert isinstance(model_error, ValueError), repr(model_error)
         return view
     if any(n < 0 for n in expected.shape):
-        # torch's as_strided skips its size checks when another size is 0, and makes a tensor
-        # with a negative size; the model refuses every negative size.
-        assert op == "as_strided" and 0 in expected.shape
+        # torch's as_strided (and expand, built on it) skip their size checks when another size
+        # is 0, and make a tensor with a negative size; the model refuses every negative size.
+        assert op in ("as_strided", "expand") and 0 in expected.shape
         assert isinstance(model_error, ValueError) and "must be non-negative" in str(model_error)
         return view
     assert model_error is None, f"torch gave {tuple(expected.shape)}, model raised {model_error!r}"
@@ -396,12 +396,19 @@ def test_several_ellipses_past_the_last_dim_are_refused():
             CUBE[key]
 
 
-def test_as_strided_refuses_negative_sizes_that_torch_lets_through():
-    # torch checks sizes only through its storage-size computation, which stops at a 0 size.
+def test_negative_sizes_that_torch_lets_through_are_refused():
+    # torch checks sizes only through its storage-size and numel computations, which stop at a
+    # 0 size, so as_strided and expand can make tensors with negative sizes.
     tensor = torch.arange(12).as_strided((0, -1), (0, 0))
     assert tuple(tensor.shape) == (0, -1) and tensor.numel() == 0
     with pytest.raises(ValueError, match=r"as_strided size\[1\] is -1"):
         X.as_strided((0, -1), (0, 0))
+    assert tuple(torch.empty(1, 0).expand(-2, 0).shape) == (-2, 0)
+    assert tuple(torch.tensor(1.0).expand(0, -1).shape) == (0, -1)
+    with pytest.raises(ValueError, match="expand size -2 at dim 0: sizes must be non-negative"):
+        View((1, 0)).expand(-2, 0)
+    with pytest.raises(ValueError, match="expand size -1 at dim 1: sizes must be non-negative"):
+        S.expand(0, -1)
 
 
 def test_missing_variadic_arguments_are_type_errors_like_torch():
