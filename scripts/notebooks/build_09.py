@@ -81,9 +81,8 @@ about as long as the clock call itself, so what you see is mostly noise and cloc
 
 `torch.utils.benchmark.Timer` fixes each of these problems:
 
-- it runs the statement once before measuring (**warm-up**);
-- `blocked_autorange` picks how many runs to put in one **block** so that the clock overhead is
-  small against the block, repeats blocks until `min_run_time` seconds have passed, and reports the
+- `blocked_autorange` starts with a **warm-up** period, which also picks how many runs to put in
+  one **block** so that the clock overhead is small against the block; then it repeats blocks until `min_run_time` seconds have passed, and reports the
   **median** and the **interquartile range** (IQR) over blocks, which are robust to the odd slow run;
 - it sets the number of **threads** torch may use while measuring (`num_threads`, 1 unless you
   say otherwise), so that numbers taken on machines with different core counts can be compared.
@@ -286,8 +285,7 @@ assert torch.allclose(fast_function(x, y), torch.hypot(x, y))
 ''')
 
 md("""
-TorchScript is in maintenance and will be removed; its replacement for speed is `torch.compile`
-(and `torch.export` for deployment). `torch.compile` works differently: when the function is first
+The warning names the replacements: `torch.compile` for speed, `torch.export` for deployment. `torch.compile` works differently: when the function is first
 called, *TorchDynamo* reads the Python bytecode, records the tensor operations into a graph (an FX
 graph), and hands that graph to a *backend* that turns it into faster code. The default backend,
 *Inductor*, fuses element-wise operations into generated C++ (on CPU) or Triton (on GPU) kernels.
@@ -597,6 +595,18 @@ benchmark.Compare(results).print()
 ''', IGNORE)
 
 md("""
+## The articles' snippets, checked
+
+| snippet (source article) | verdict on PyTorch 2.13, from the cells above |
+| --- | --- |
+| loop `result[i] = a[i] + b[i]` vs `result = a + b` | right advice, identical values; the gap grows with the size (measured) |
+| `@torch.jit.script` on `fast_function` | still runs, with a `DeprecationWarning`: use `torch.compile` |
+| "the first call compiles, later calls are faster" | the first-call cost is real (measured); any speed-up comes from the backend (Inductor, opt-in here) |
+| `tensor.half()` "halves memory, negligible loss" | bytes halve exactly; each value is rounded (relative error up to 2^-11): measure before calling it negligible |
+| preallocate with `torch.empty`, use `add_(1)` | no new allocation (asserted); the time saved depends on size and allocator (measured) |
+| `expand` vs `repeat` via `storage().data_ptr()` | right booleans, deprecated call: use `untyped_storage()`; 602,112 vs 19,267,584 bytes |
+| noise `expand`ed before adding | right result; saves only the copy of the noise, and plain broadcasting does the same |
+
 ## Check yourself
 
 ### Predict the result

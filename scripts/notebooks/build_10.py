@@ -332,8 +332,27 @@ print("globals the file needs:", sorted(torch.serialization.get_unsafe_globals_i
 
 md("""
 `get_unsafe_globals_in_checkpoint` lists, without loading anything, the functions and classes the
-pickle would call that are not on `weights_only`'s allowlist. With the default `weights_only=True`,
-`torch.load` refuses the file:
+pickle would call that are not on `weights_only`'s allowlist. The pickle itself can be read without
+running it, with the standard library's `pickletools`: its `GLOBAL` instructions name every
+function or class it imports, the tensor's own rebuild functions included.
+""")
+
+code('''
+import pickletools
+
+with zipfile.ZipFile(root / "untrusted.pt") as archive:
+    program = archive.read("untrusted/data.pkl")
+for opcode, argument, position in pickletools.genops(program):
+    if opcode.name == "GLOBAL":
+        print(argument)
+''')
+
+md("""
+`torch._utils _rebuild_tensor_v2`, `torch FloatStorage` and `collections OrderedDict` rebuild the
+tensor; `__builtin__ getattr`,
+`pathlib Path` and `pathlib PosixPath` are the payload: with the pickle protocol `torch.save`
+uses, `Path.write_text` is reached as `getattr(Path, "write_text")`. With the default
+`weights_only=True`, `torch.load` refuses the file at the first global that is not allowed:
 """)
 
 code('''
