@@ -139,8 +139,8 @@ def explain_broadcast(*shapes):
     Raises
     ------
     BroadcastError
-        When two sizes at the same (right-aligned) dim differ and neither is 1. The
-        rightmost such dim is reported.
+        When two sizes at the same (right-aligned) dim differ and neither is 1. The conflict
+        reported is the first torch meets: inputs in order, each from its last dim.
     TypeError
         When an argument is not a shape.
     ValueError
@@ -166,29 +166,28 @@ def explain_broadcast(*shapes):
     shapes = tuple(_shape_of(s, f"shapes[{i}]") for i, s in enumerate(shapes))
     ndim = max((len(s) for s in shapes), default=0)
     padded = tuple((1,) * (ndim - len(s)) + s for s in shapes)
-    result = []
-    for d in range(ndim - 1, -1, -1):
-        # The size set by the first input whose size here is not 1 (1 if all are 1).
-        chosen = None
-        for i, p in enumerate(padded):
+    # Like torch: inputs in order, each dim from the right, against the sizes set so far. So the
+    # conflict reported is the one torch.broadcast_shapes reports first.
+    result = [1] * ndim
+    setter = [None] * ndim  # which input set result[d]
+    for i, p in enumerate(padded):
+        for d in range(ndim - 1, -1, -1):
             n = p[d]
-            if n == 1:
+            if n == 1 or n == result[d]:
                 continue
-            if chosen is None:
-                chosen = i
-            elif n != padded[chosen][d]:
-                first, second = shapes[chosen], shapes[i]
+            if setter[d] is not None:
+                first, second = shapes[setter[d]], shapes[i]
                 raise BroadcastError(
                     f"shapes {first} and {second} cannot broadcast: at dim {d} "
-                    f"(dim {d - ndim} from the right) the sizes are {padded[chosen][d]} and {n}; "
+                    f"(dim {d - ndim} from the right) the sizes are {result[d]} and {n}; "
                     "sizes must be equal or one of them 1",
                     shapes=(first, second),
                     dim=d,
                     dim_from_right=d - ndim,
-                    sizes=(padded[chosen][d], n),
+                    sizes=(result[d], n),
                 )
-        result.append(1 if chosen is None else padded[chosen][d])
-    result = tuple(reversed(result))
+            result[d], setter[d] = n, i
+    result = tuple(result)
     prepended = tuple(tuple(range(ndim - len(s))) for s in shapes)
     stretched = tuple(
         tuple(d for d in range(ndim - len(s), ndim) if p[d] == 1 and result[d] != 1)

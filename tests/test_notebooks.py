@@ -97,6 +97,13 @@ def test_stored_outputs_are_executed_and_honest(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_quiz_answer_keys_are_not_shown_in_the_book(path):
+    for cell in _load(path)["cells"]:
+        if cell["cell_type"] == "code" and "tl.Quiz(" in _source(cell):
+            assert "remove-input" in cell["metadata"].get("tags", []), "the quiz source is its answer key"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
 def test_solution_cells_hold_only_functions_and_are_hidden(path):
     for cell in _load(path)["cells"]:
         tags = cell["metadata"].get("tags", [])

@@ -37,8 +37,18 @@ def code(source: str, *tags: str):
     return cell
 
 
+def hide_quiz_answers(cells: list) -> None:
+    """Tag every ``tl.Quiz(...)`` cell ``remove-input``: its source holds the answer key."""
+    for cell in cells:
+        if cell.cell_type == "code" and cell.source.lstrip().startswith("tl.Quiz("):
+            tags = cell.metadata.setdefault("tags", [])
+            if "remove-input" not in tags:
+                tags.append("remove-input")
+
+
 def write(name: str, cells: list) -> pathlib.Path:
     """Write ``notebooks/<name>`` with the setup cell first; return its path."""
+    hide_quiz_answers(cells)
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = KERNELSPEC
     nb.metadata["language_info"] = {"name": "python"}
