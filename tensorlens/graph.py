@@ -310,7 +310,7 @@ def draw_graph(graph, names=None, ax=None, title=None):
         ax.text(*pos[node.index], node.label, ha="center", va="center", fontsize=9,
                 bbox=dict(boxstyle="round,pad=0.4", fc=colour, ec="#333333"))
     ax.set_xlim(0, width)
-    ax.set_ylim(-height + 0.4, 0.6)
+    ax.set_ylim(-height + 0.5, 0.5)
     ax.axis("off")
     if title:
         ax.set_title(title)

@@ -574,6 +574,13 @@ cells = [
     assert torch.equal(x.grad, (x > 0).float())
     """),
     md("""
+    `apply` puts a node of its own in the graph, named after the class, whose backward is the
+    method above:
+    """),
+    code("""
+    print(autograd_graph(MyReLU.apply(x).sum(), names={"x": x}))
+    """),
+    md("""
     **Verdict: correct for every input except exactly 0.** `torch.autograd.gradcheck` compares
     the backward formula with finite differences. It needs double precision: in `float32` the
     finite differences are too coarse, and it says so.
@@ -647,7 +654,7 @@ cells = [
          "answer": "False",
          "explain": "Nothing computed under no_grad is recorded, so z has no grad_fn."},
     ], title="Predict the result")
-    """),
+    """, "remove-input"),
 ]
 
 
@@ -693,7 +700,7 @@ cells += [
     """),
     code('''
     def mse_grad(data, w, target):
-        """d/dw mean((data @ w - target)**2) = 2 / N * data.T @ (data @ w - target)."""
+        """d loss / d w for loss = mean((data @ w - target) ** 2), with the shape of w."""
         residual = data @ w - target
         return 2.0 / residual.numel() * data.T @ residual
     ''', "solution", "hide-input"),

@@ -510,7 +510,7 @@ cells = [
          "answer": 1,
          "explain": "PyTorch never moves tensors implicitly (only 0-d CPU tensors may be mixed in)."},
     ], title="Predict the result")
-    """),
+    """, "remove-input"),
     md("""
     ### Exercises
 
@@ -521,7 +521,7 @@ cells = [
     """),
     code('''
     def overflows(x, dtype):
-        """True where x is finite but x.to(dtype) is +-inf."""
+        """Bool tensor: True where the finite value x[i] overflows when cast to dtype."""
         return torch.isfinite(x) & torch.isinf(x.to(dtype))
     ''', "solution", "hide-input"),
     code("""
