@@ -10,38 +10,18 @@ snippet of theirs about expand / expand_as / repeat is run as written (punctuati
 judged by torch.
 """
 
-from pathlib import Path
-
-import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-
-ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "notebooks" / "05-expand-and-repeat.ipynb"
-
-SETUP = '''# Setup: installs tensorlens when it is missing (as on Colab), then imports and seeds.
-import importlib.util, subprocess, sys
-if importlib.util.find_spec("tensorlens") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q",
-                    "tensorlens @ git+https://github.com/tensor-views/tensor-views"], check=True)
-import torch
-import tensorlens as tl
-torch.manual_seed(0)'''
+import nbbuild
 
 cells = []
 
 
 def md(text):
-    cells.append(new_markdown_cell(text.strip("\n")))
+    cells.append(nbbuild.md(text))
 
 
 def code(src, *tags):
-    cell = new_code_cell(src.strip("\n"))
-    if tags:
-        cell.metadata["tags"] = list(tags)
-    cells.append(cell)
+    cells.append(nbbuild.code(src, *tags))
 
-
-code(SETUP, "hide-input")
 
 md(r"""
 # `expand`, `expand_as` and `repeat`
@@ -867,9 +847,4 @@ md(r"""
 - The gradient of `expand` is the sum of the incoming gradient over the expanded dimensions.
 """)
 
-nb = new_notebook(cells=cells, metadata={
-    "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-    "language_info": {"name": "python"},
-})
-nbformat.write(nb, OUT)
-print("wrote", OUT.relative_to(ROOT))
+print("wrote", nbbuild.write("05-expand-and-repeat.ipynb", cells).relative_to(nbbuild.ROOT))

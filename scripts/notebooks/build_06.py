@@ -10,38 +10,18 @@ application they show is run as written (punctuation restored), judged, and foll
 idiomatic version with an assert that proves it right.
 """
 
-from pathlib import Path
-
-import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-
-ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "notebooks" / "06-expand-in-practice.ipynb"
-
-SETUP = '''# Setup: installs tensorlens when it is missing (as on Colab), then imports and seeds.
-import importlib.util, subprocess, sys
-if importlib.util.find_spec("tensorlens") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q",
-                    "tensorlens @ git+https://github.com/tensor-views/tensor-views"], check=True)
-import torch
-import tensorlens as tl
-torch.manual_seed(0)'''
+import nbbuild
 
 cells = []
 
 
 def md(text):
-    cells.append(new_markdown_cell(text.strip("\n")))
+    cells.append(nbbuild.md(text))
 
 
 def code(src, *tags):
-    cell = new_code_cell(src.strip("\n"))
-    if tags:
-        cell.metadata["tags"] = list(tags)
-    cells.append(cell)
+    cells.append(nbbuild.code(src, *tags))
 
-
-code(SETUP, "hide-input")
 
 md(r"""
 # Expand in practice
@@ -811,9 +791,4 @@ md(r"""
   and the time (`torch.utils.benchmark`) of the part you changed.
 """)
 
-nb = new_notebook(cells=cells, metadata={
-    "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-    "language_info": {"name": "python"},
-})
-nbformat.write(nb, OUT)
-print("wrote", OUT.relative_to(ROOT))
+print("wrote", nbbuild.write("06-expand-in-practice.ipynb", cells).relative_to(nbbuild.ROOT))
