@@ -110,6 +110,11 @@ def _shape_of(value, name):
             f"{name} must be a shape (tuple, list, torch.Size) or have a .shape, "
             f"not {type(value).__name__}"
         )
+    return _sizes(value, name)
+
+
+def _sizes(value, name):
+    """The sizes in the sequence ``value`` as a tuple: ints (bools refused), none negative."""
     sizes = []
     for i, n in enumerate(value):
         if isinstance(n, bool):

@@ -21,7 +21,6 @@ Contract
 
 from __future__ import annotations
 
-import operator
 import re
 import string
 
@@ -29,7 +28,7 @@ import anywidget
 import traitlets
 
 from ._esm import load_css, load_esm
-from .broadcast import BroadcastError, explain_broadcast
+from .broadcast import BroadcastError, _sizes, explain_broadcast
 
 __all__ = ["BroadcastExplorer", "parse_shape", "MAX_OPERANDS"]
 
@@ -111,18 +110,7 @@ def _operand(value, where):
             f"{where} must be a tensor or a shape (tuple, list, torch.Size), "
             f"not {type(value).__name__}"
         )
-    shape = []
-    for i, n in enumerate(value):
-        if isinstance(n, bool):
-            raise TypeError(f"{where}[{i}] must be an int, not bool")
-        try:
-            n = operator.index(n)
-        except TypeError:
-            raise TypeError(f"{where}[{i}] must be an int, not {type(n).__name__}") from None
-        if n < 0:
-            raise ValueError(f"{where}[{i}] is {n}: sizes must be non-negative")
-        shape.append(n)
-    return tuple(shape), None
+    return _sizes(value, where), None
 
 
 def _names(names, count):
