@@ -7,6 +7,8 @@
 // Loaded by broadcast_explorer.js (inlined into the widget's ES module by tensorlens/_esm.py) and
 // tested against torch-generated fixtures by tests/js/broadcast_rule.test.mjs.
 
+import { contiguousStrides } from "./view_math.js";
+
 /** @typedef {{dim: number, operand: number, size: number, other: number, otherOperand: number}} Conflict */
 /** @typedef {"kept" | "stretched" | "prepended"} Mark */
 
@@ -15,16 +17,6 @@ export function formatShape(shape) {
   return `[${shape.join(", ")}]`;
 }
 
-/** Row-major strides of a fresh tensor of this shape (torch's rule: size-0/1 dims count as 1). */
-export function contiguousStrides(shape) {
-  const stride = new Array(shape.length);
-  let acc = 1;
-  for (let d = shape.length - 1; d >= 0; d--) {
-    stride[d] = acc;
-    acc *= Math.max(shape[d], 1);
-  }
-  return stride;
-}
 
 // One optional wrapper (torch.Size([...]), [...] or (...)), then whole numbers separated by
 // commas and/or spaces. The same grammar is implemented by tensorlens/broadcast_explorer.py and

@@ -8,11 +8,11 @@ import {
   broadcastShapes,
   broadcastStrides,
   conflictMessage,
-  contiguousStrides,
   explainBroadcast,
   formatShape,
   parseShape,
 } from "../../tensorlens/static/broadcast_rule.js";
+import { contiguousStrides } from "../../tensorlens/static/view_math.js";
 
 const fixtures = JSON.parse(
   readFileSync(new URL("./fixtures/broadcast.json", import.meta.url), "utf8"),
