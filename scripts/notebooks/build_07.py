@@ -77,7 +77,8 @@ cells = [
     code("""
     assert x.grad.item() == 2 * 2.0 + 3
     print("x: is_leaf", x.is_leaf, "| requires_grad", x.requires_grad, "| grad_fn", x.grad_fn)
-    print("y: is_leaf", y.is_leaf, "| requires_grad", y.requires_grad, "| grad_fn", type(y.grad_fn).__name__)
+    print("y: is_leaf", y.is_leaf, "| requires_grad", y.requires_grad,
+          "| grad_fn", type(y.grad_fn).__name__)
     """),
     md("""
     ## The graph: `grad_fn` and `next_functions`
@@ -125,6 +126,7 @@ cells = [
     loss = ((data @ w - torch.randn(100, 1)) ** 2).mean()
     print("bytes held by the graph before backward:", saved_tensor_bytes(loss))
     print("  data:", data.nbytes, "+ residual (100 x 1 floats):", 100 * 4)
+    assert saved_tensor_bytes(loss) == data.nbytes + 100 * 4
     loss.backward()
     print("bytes held by the graph after backward: ", saved_tensor_bytes(loss))
     assert saved_tensor_bytes(loss) == 0
@@ -146,8 +148,8 @@ cells = [
     md("""
     This is on purpose (gradients of a sum of losses, or of several micro-batches, add up), and it
     is why every training step resets the gradient: `x.grad.zero_()` keeps the tensor and fills it
-    with zeros; `x.grad = None` drops it (what `optimizer.zero_grad()` does by default), and the
-    next `backward()` allocates a fresh one.
+    with zeros; `x.grad = None` drops it, and the next `backward()` allocates a fresh one.
+    Dropping it is what `optimizer.zero_grad()` does by default (last line below).
     """),
     code("""
     x.grad.zero_()
@@ -155,6 +157,9 @@ cells = [
     x.grad = None
     (x ** 2 + 3 * x + 1).backward()
     print("after grad = None and one backward:", x.grad)
+    torch.optim.SGD([x], lr=0.1).zero_grad()
+    print("after optimizer.zero_grad():", x.grad)
+    assert x.grad is None
     """),
     md("""
     Calling `backward()` twice on the *same* graph is a different matter: the saved tensors were
@@ -213,8 +218,8 @@ cells = [
     - `with torch.no_grad():` nothing computed inside is recorded. Use it for parameter updates
       and evaluation.
     - `with torch.inference_mode():` the same, plus tensors created inside are marked as
-      inference tensors that autograd refuses to record later. It skips some bookkeeping
-      (version counters), so it is the choice for pure inference.
+      inference tensors that autograd refuses to record later. It skips more bookkeeping than
+      `no_grad`, so it is the choice for pure inference.
     """),
     code("""
     w = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -461,9 +466,9 @@ cells = [
     y += 1
     """, "raises-exception"),
     md("""
-    The article's fix, `y = y.clone() + 1`, works; the `clone()` is not needed, since any
-    out-of-place `y + 1` allocates a result of its own. The gradient then flows back through the
-    expand (next section):
+    The article's fix, `y = y.clone() + 1`, works. The `clone()` is not needed: any
+    out-of-place `y + 1` allocates a result of its own, as the second half of the cell shows.
+    Either way the gradient flows back through the expand (next section):
     """),
     code("""
     x = torch.tensor([[1.0], [2.0]], requires_grad=True)
@@ -471,6 +476,13 @@ cells = [
     y = y.clone() + 1
     y.sum().backward()
     print(x.grad)
+    assert torch.equal(x.grad, torch.full((2, 1), 3.0))
+
+    x.grad = None
+    y = x.expand(2, 3) + 1  # no clone: the sum gets a storage of its own
+    y.sum().backward()
+    print("without clone:", y.untyped_storage().nbytes(), "bytes for", y.numel(), "floats")
+    assert y.untyped_storage().nbytes() == y.numel() * 4
     assert torch.equal(x.grad, torch.full((2, 1), 3.0))
     """),
     md("""
@@ -515,8 +527,21 @@ cells = [
     md("""
     **Verdict: the gradient is right (32 = one per row), but the tip works against its title.**
     `contiguous()` turns the free stride-0 view into a real copy: 32 KiB instead of 1 KiB. Without
-    it, `base.expand(32, -1).sum()` gives the same gradient and allocates nothing; make the
-    expanded tensor contiguous only when a later operation needs it.
+    it, the expanded tensor is a view of `base`'s 1 KiB and `base.expand(32, -1).sum()` gives the
+    same gradient:
+    """),
+    code("""
+    base.grad = None
+    view = base.expand(32, -1)
+    shared = view.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
+    view.sum().backward()
+    print("view shares base's storage:", shared, "| base.grad: every entry",
+          base.grad.unique().tolist())
+    assert shared
+    assert torch.equal(base.grad, torch.full((1, 256), 32.0))
+    """),
+    md("""
+    Make the expanded tensor contiguous only when a later operation needs it.
 
     The article's last tip builds expansion out of `as_strided`, for a quantization scale:
     """),
@@ -611,6 +636,7 @@ cells = [
     print("MyReLU    ", mine.grad.tolist())
     print("torch.relu", builtin.grad.tolist())
     assert mine.grad[1] == 1.0 and builtin.grad[1] == 0.0
+    assert torch.equal(builtin.grad, (points > 0).float())  # i.e. zero where points <= 0
     """),
     md("""
     `gradcheck` fails for both at 0: the central difference $(f(h) - f(-h)) / 2h$ is 0.5, the
@@ -666,8 +692,10 @@ cells += [
     and a check that runs your function on many inputs against autograd itself.
 
     **1. Reduce a broadcast gradient.** When a tensor of shape `shape` is broadcast to the shape
-    of `grad`, autograd sums the incoming gradient back to `shape`. Write
-    `unbroadcast(grad, shape)` that returns that sum, without calling autograd.
+    of `grad`, autograd sums the incoming gradient back to `shape`: over the leading dims that
+    broadcasting added, and over every dim where `shape` has size 1. Write
+    `unbroadcast(grad, shape)` that returns that sum (shape exactly `shape`), without calling
+    autograd.
     """),
     code('''
     def unbroadcast(grad, shape):
@@ -683,7 +711,7 @@ cells += [
     md("""
     **2. ReLU's backward, the PyTorch way.** Write `relu_backward(x, grad_output)` that returns
     the gradient `torch.relu` sends to its input: `grad_output` where `x > 0`, and 0 elsewhere
-    (including exactly at 0).
+    (including exactly at 0), without calling autograd.
     """),
     code('''
     def relu_backward(x, grad_output):
@@ -695,8 +723,9 @@ cells += [
     """),
     md("""
     **3. The training loop's gradient by hand.** For `loss = ((data @ w - target) ** 2).mean()`
-    write `mse_grad(data, w, target)` returning `d loss / d w` (shape of `w`), without
-    `backward` or `torch.autograd`.
+    with `data` of shape `(N, K)`, `w` of shape `(K, 1)` and `target` of shape `(N, 1)`, write
+    `mse_grad(data, w, target)` returning `d loss / d w` (shape `(K, 1)`, what `w.grad` holds
+    after `loss.backward()`), without `backward` or `torch.autograd`.
     """),
     code('''
     def mse_grad(data, w, target):

@@ -241,7 +241,8 @@ cells = [
         finally:
             _label_as_gpu = False
 
-    fake_gpu_save({"weights": torch.nn.Linear(2, 2).state_dict(), "config": {"hidden": 2}}, checkpoint)
+    fake_gpu_save({"weights": torch.nn.Linear(2, 2).state_dict(), "config": {"hidden": 2}},
+                  checkpoint)
     """),
     md("""
     The article's two loads (`torch.load("tensor.pt")` and the one with `map_location="cpu"`), on
@@ -257,7 +258,8 @@ cells = [
     """),
     code("""
     state = torch.load(checkpoint, map_location="cpu")  # force loading onto the CPU
-    print({name: (t.device, tuple(t.shape)) for name, t in state["weights"].items()}, state["config"])
+    print({name: (t.device, tuple(t.shape)) for name, t in state["weights"].items()},
+          state["config"])
     # map_location also takes a torch.device or a {saved: wanted} dict
     remapped = torch.load(checkpoint, map_location={"cuda:0": "cpu"})
     assert all(t.device.type == "cpu" for t in remapped["weights"].values())
@@ -314,9 +316,10 @@ cells = [
     **`torch.cuda.empty_cache()`**, and what the CUDA counters show. PyTorch's CUDA allocator
     keeps freed blocks in a cache to reuse them without asking the driver again. So after
     `del`, `torch.cuda.memory_allocated()` (bytes in live tensors) drops, but
-    `torch.cuda.memory_reserved()` (bytes held by the cache, what `nvidia-smi` shows as used) does
-    not. `empty_cache()` hands the unused cached blocks back to the driver: `memory_reserved`
-    drops, `nvidia-smi` shows less, other processes can use it. It frees nothing that a tensor
+    `torch.cuda.memory_reserved()` (everything the allocator holds from the driver: live tensors
+    plus its cache) does not. `nvidia-smi` shows the reserved memory plus the fixed cost of the
+    CUDA context. `empty_cache()` hands the unused cached blocks back to the driver:
+    `memory_reserved` drops, `nvidia-smi` shows less, other processes can use it. It frees nothing that a tensor
     still uses and gives PyTorch itself no extra room, since the cache was already available to it.
     `max_memory_allocated()` is the peak since the last `reset_peak_memory_stats()`.
 
@@ -328,11 +331,14 @@ cells = [
         mib = 2 ** 20
         torch.cuda.reset_peak_memory_stats()
         a = torch.empty(256 * mib // 4, device="cuda")  # 256 MiB of float32
-        print("allocated", torch.cuda.memory_allocated() // mib, "MiB | reserved", torch.cuda.memory_reserved() // mib, "MiB")
+        print("MiB allocated", torch.cuda.memory_allocated() // mib,
+              "| reserved", torch.cuda.memory_reserved() // mib)
         del a
-        print("after del: allocated", torch.cuda.memory_allocated() // mib, "| reserved", torch.cuda.memory_reserved() // mib)
+        print("after del: allocated", torch.cuda.memory_allocated() // mib,
+              "| reserved", torch.cuda.memory_reserved() // mib)
         torch.cuda.empty_cache()
-        print("after empty_cache: reserved", torch.cuda.memory_reserved() // mib, "| peak", torch.cuda.max_memory_allocated() // mib)
+        print("after empty_cache: reserved", torch.cuda.memory_reserved() // mib,
+              "| peak allocated", torch.cuda.max_memory_allocated() // mib)
     else:
         print("CUDA is not available here: the counters exist but stay at",
               torch.cuda.memory_allocated(), "and empty_cache() has nothing to release.")
@@ -377,6 +383,9 @@ cells = [
     for dtype in (torch.float32, torch.float16, torch.bfloat16):
         f = torch.finfo(dtype)
         print(f"{str(dtype):15s} {f.bits:4d} {f.eps:10.3g} {f.max:11.4g} {f.tiny:16.4g}")
+    # eps = 2 ** -(mantissa bits): 23 for float32, 10 for float16, 7 for bfloat16
+    assert [torch.finfo(d).eps for d in (torch.float32, torch.float16, torch.bfloat16)] == [
+        2.0 ** -23, 2.0 ** -10, 2.0 ** -7]
     """),
     md("""
     `eps` is the gap between 1 and the next representable number. The gap grows with the
@@ -392,7 +401,8 @@ cells = [
     for dtype in (torch.bfloat16, torch.float16, torch.float32):
         v = values[values <= torch.finfo(dtype).max].to(dtype)
         gap = torch.nextafter(v, torch.tensor(float("inf"), dtype=dtype)) - v
-        ax.loglog(v.double(), gap.double(), label=str(dtype).replace("torch.", ""), drawstyle="steps-post")
+        ax.loglog(v.double(), gap.double(), label=str(dtype).replace("torch.", ""),
+                  drawstyle="steps-post")
     ax.axhline(2.0, ls=":", color="gray")
     ax.axvline(torch.finfo(torch.float16).max, ls="--", color="gray", lw=0.8)
     ax.text(torch.finfo(torch.float16).max * 0.8, 1e-9, "float16 max", ha="right", fontsize=8)
@@ -409,7 +419,10 @@ cells = [
     starting points round back down, so a counter that adds 1 at a time stops there:
     """),
     code("""
-    print(torch.tensor(2048.0, dtype=torch.float16) + 1, torch.tensor(256.0, dtype=torch.bfloat16) + 1)
+    f16 = torch.tensor(2048.0, dtype=torch.float16)
+    bf16 = torch.tensor(256.0, dtype=torch.bfloat16)
+    print(f16 + 1, bf16 + 1)
+    assert (f16 + 1).item() == 2048 and (bf16 + 1).item() == 256
     counter = torch.tensor(0.0, dtype=torch.float16)
     for _ in range(3000):
         counter = counter + 1
@@ -424,10 +437,17 @@ cells = [
     `bfloat16` has the range of `float32` and does neither:
     """),
     code("""
-    big = torch.tensor([300.0, 70000.0])
-    print("300 * 300   float16:", (big[:1].half() * big[:1].half()).item(), "| bfloat16:", (big[:1].bfloat16() ** 2).item())
-    print("70000       float16:", big[1].half().item(), "| bfloat16:", big[1].bfloat16().item())
-    print("1e-8        float16:", torch.tensor(1e-8).half().item(), "| bfloat16:", torch.tensor(1e-8).bfloat16().item())
+    three = torch.tensor(300.0)
+    cases = {
+        "300 * 300": (three.half() * three.half(), three.bfloat16() * three.bfloat16()),
+        "70000": (torch.tensor(70000.0).half(), torch.tensor(70000.0).bfloat16()),
+        "1e-8": (torch.tensor(1e-8).half(), torch.tensor(1e-8).bfloat16()),
+    }
+    for label, (f16, bf16) in cases.items():
+        print(f"{label:10s} float16: {f16.item():<5} | bfloat16: {bf16.item()}")
+    assert cases["300 * 300"][0].isinf() and cases["70000"][0].isinf()
+    assert cases["1e-8"][0] == 0
+    assert all(bf16.isfinite() and bf16 != 0 for _, bf16 in cases.values())
     """),
     md("""
     And the plain rounding error of storing values in 16 bits, the "negligible loss" of the
@@ -439,7 +459,10 @@ cells = [
     x = torch.rand(10)
     for dtype in (torch.float16, torch.bfloat16):
         rel = ((x.to(dtype).float() - x).abs() / x).max().item()
-        print(f"storing rand(10) as {str(dtype):15s}: max relative error {rel:.1e} (eps / 2 = {torch.finfo(dtype).eps / 2:.1e})")
+        unit = torch.finfo(dtype).eps / 2  # the largest relative rounding error
+        print(f"storing rand(10) as {str(dtype):15s}: max relative error {rel:.1e}"
+              f" (eps / 2 = {unit:.1e})")
+        assert rel <= unit
 
     a, b = torch.randn(256, 256), torch.randn(256, 256)
     exact = a.double() @ b.double()
@@ -449,9 +472,10 @@ cells = [
         print(f"256 x 256 matmul in {str(dtype):15s}: max error / max value {err:.1e}")
     """),
     md("""
-    So: storage in 16 bits costs about three decimal digits (`float16`) or two (`bfloat16`);
-    that is often harmless for activations and weights in a network trained for it, and it is
-    far from harmless for sums of many terms, counters, large or tiny values. "Negligible" is a
+    So: a value stored in 16 bits keeps about three significant decimal digits (`float16`) or
+    two (`bfloat16`), against about seven in `float32`. That is often harmless for activations
+    and weights in a network trained for it, and far from harmless for sums of many terms,
+    counters, large or tiny values. "Negligible" is a
     property of the model and the operation, to be measured, not assumed.
 
     ## `torch.autocast`: lower precision where it is safe
@@ -466,11 +490,12 @@ cells = [
     torch.manual_seed(0)
     a, b = torch.randn(256, 256), torch.randn(256, 256)
     with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
-        product = a @ b                                          # lower-precision list
-        loss = torch.nn.functional.mse_loss(product, b)          # float32 list
-        summed = product.sum()                                   # neither: follows its input
-        mixed = product + a                                      # neither: bfloat16 + float32 promotes
-    for name, t in [("a @ b", product), ("mse_loss", loss), ("product.sum()", summed), ("product + a", mixed)]:
+        product = a @ b                                   # lower-precision list
+        loss = torch.nn.functional.mse_loss(product, b)   # float32 list
+        summed = product.sum()                            # neither: follows its input
+        mixed = product + a                               # neither: bfloat16 + float32 promotes
+    for name, t in [("a @ b", product), ("mse_loss", loss),
+                    ("product.sum()", summed), ("product + a", mixed)]:
         print(f"{name:14s} -> {t.dtype}")
     print("inputs keep their dtype:", a.dtype)
     assert product.dtype == torch.bfloat16 and loss.dtype == torch.float32
