@@ -109,7 +109,8 @@ cells = [
     code(r"""
     from tensorlens.measure import shares_storage
 
-    for name, v in [("tensor", tensor), ("first_image", first_image), ("red_channel", red_channel)]:
+    named = [("tensor", tensor), ("first_image", first_image), ("red_channel", red_channel)]
+    for name, v in named:
         print(f"{name:12s} shape {str(tuple(v.shape)):17s} stride {str(v.stride()):23s} "
               f"offset {v.storage_offset():6d}  shares storage {shares_storage(v, tensor)}")
     assert first_image.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()
@@ -131,7 +132,8 @@ cells = [
     """),
     code(r"""
     model = tl.View.of(tensor)
-    assert model[:, 0].stride == red_channel.stride() and model[1].offset == tensor[1].storage_offset()
+    assert model[:, 0].stride == red_channel.stride()
+    assert model[1].offset == tensor[1].storage_offset()
     model[1]
     """),
     md(r"""
@@ -144,9 +146,9 @@ cells = [
     x = torch.arange(24).reshape(4, 6)
     sub = x[1:, ::2]
     print(tuple(sub.shape), sub.stride(), sub.storage_offset())
-    for view, base in [(tensor[:, :, ::2, ::2], tensor), (tensor[..., 0], tensor), (tensor[None], tensor),
-                       (sub, x)]:
-        assert shares_storage(view, base)
+    for view in [tensor[:, :, ::2, ::2], tensor[..., 0], tensor[None]]:
+        assert shares_storage(view, tensor)
+    assert shares_storage(sub, x)
     tl.StrideExplorer(sub)
     """),
     md(r"""
@@ -177,8 +179,9 @@ cells = [
     """),
     code(r"""
     for name, v in [("selected", selected), ("filtered", filtered)]:
-        print(f"{name:9s} shape {str(tuple(v.shape)):17s} shares storage {shares_storage(v, tensor)}"
-              f"   new bytes {v.untyped_storage().nbytes():,}")
+        print(f"{name:9s} shape {str(tuple(v.shape)):17s} "
+              f"shares storage {shares_storage(v, tensor)}   "
+              f"new bytes {v.untyped_storage().nbytes():,}")
     assert not shares_storage(selected, tensor) and not shares_storage(filtered, tensor)
     assert filtered.shape == (int(mask.sum()),)
     selected[0, 0, 0, 0] = 123.0          # writes into the copy only
@@ -298,6 +301,13 @@ cells = [
     plt.show(); plt.close(fig)
     """),
     md(r"""
+    The index may be smaller than the input in the other dims, but not larger: a 4 x 1 index
+    would ask for a row 3 that the 3 x 4 input does not have along dim 0.
+    """),
+    code(r"""
+    torch.gather(grid, 1, torch.zeros(4, 1, dtype=torch.int64))
+    """, "raises-exception"),
+    md(r"""
     The classic use is picking the score of the true class in every row, which is the heart of
     the cross-entropy loss. Checked against `torch.nn.functional.cross_entropy`:
     """),
@@ -328,7 +338,8 @@ cells = [
     code(r"""
     quiet = torch.gather(tensor, 1, indices.view(2, 2, 1, 1))
     print(tuple(quiet.shape))                      # (2, 2, 1, 1): 4 numbers out of 752,640
-    assert torch.equal(quiet[:, :, 0, 0], torch.stack([tensor[0, [0, 1], 0, 0], tensor[1, [2, 0], 0, 0]]))
+    expected = torch.stack([tensor[0, [0, 1], 0, 0], tensor[1, [2, 0], 0, 0]])
+    assert torch.equal(quiet[:, :, 0, 0], expected)
     """),
     md(r"""
     What "gather along dim 1" can mean on this batch is "choose channels, per image". Say each of
@@ -338,7 +349,9 @@ cells = [
     """),
     code(r"""
     order = torch.stack([torch.randperm(3) for _ in range(5)])       # (5, 3): channels per image
-    via_gather = torch.gather(tensor, 1, order[:, :, None, None].expand(-1, -1, 224, 224))
+    index = order[:, :, None, None].expand(-1, -1, 224, 224)          # stride 0 over H and W
+    assert shares_storage(index, order) and index.stride()[2:] == (0, 0)
+    via_gather = torch.gather(tensor, 1, index)
     via_take = torch.take_along_dim(tensor, order[:, :, None, None], dim=1)
     loop = torch.stack([tensor[n, order[n]] for n in range(5)])
     assert torch.equal(via_gather, loop) and torch.equal(via_take, loop)
@@ -355,7 +368,9 @@ cells = [
     the figure below the three panels are the 2 x 3 source, the 2 x 3 index and the 2 x 4 output
     (zeros to start with). Each source cell's colour marks the index cell and the output cell it
     goes to; the two cells that receive two writes are hatched, white and labelled
-    "2 writers", and the four cells nobody writes keep their zero in grey.
+    "2 writers", and the four cells nobody writes keep their zero in grey. The number in a
+    hatched cell is the write that happened to win on this run, on this CPU; another device, or
+    another PyTorch version, may keep the other one.
     """),
     code(r"""
     src = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
@@ -451,11 +466,15 @@ cells = [
     print("offsets drawn:", sorted(set(article_offsets)), "  valid:", list(range(w - 5 + 1)))
     assert sorted(set(article_offsets)) == [0, 1, 2]
     rightmost_seen = max(int(random_crop(columns, size=5).max()) for _ in range(200))
+    row_numbers = columns.transpose(2, 3)                             # pixel value = its row
+    bottom_seen = max(int(random_crop(row_numbers, size=5).max()) for _ in range(200))
     print("rightmost column ever inside a crop:", rightmost_seen, "of", w - 1)
+    print("bottom row ever inside a crop:      ", bottom_seen, "of", h - 1)
+    assert rightmost_seen == w - 2 and bottom_seen == h - 2
     """),
     md(r"""
-    So the last column and the last row of every image never appear in any crop: the model never
-    sees the right and bottom edges at full weight. The fix is `+ 1` on each upper bound; while
+    So the last column and the last row of every image never appear in any crop: those pixels
+    never reach the model at all. The fix is `+ 1` on each upper bound; while
     we are at it, the corrected version checks `size`, draws Python ints (the original slices with
     1-element tensors, which works but hides the intent) and takes an optional generator for
     reproducible augmentation:
@@ -465,14 +484,15 @@ cells = [
         """The same random size x size window of every image in an (N, C, H, W) batch (a view)."""
         *_, h, w = images.shape
         if not 1 <= size <= min(h, w):
-            raise ValueError(f"size must be between 1 and {min(h, w)} for {h}x{w} images, got {size}")
+            raise ValueError(f"size must be between 1 and {min(h, w)} for {h}x{w} images, "
+                             f"got {size}")
         top = int(torch.randint(0, h - size + 1, (1,), generator=generator))
         left = int(torch.randint(0, w - size + 1, (1,), generator=generator))
         return images[..., top:top + size, left:left + size]
     '''),
     md(r"""
     Tested at the same edges: the full size returns the whole image (as a view), every offset is
-    reachable, and so is the last column; a size that cannot fit is refused with a message that
+    reachable, and so are the last column and the last row; a size that cannot fit is refused with a message that
     says why.
     """),
     code(r"""
@@ -481,10 +501,13 @@ cells = [
     assert random_crop(tensor, size=1).shape == (5, 3, 1, 1)
 
     gen = torch.Generator().manual_seed(0)
-    fixed_offsets = [int(random_crop(columns, size=5, generator=gen)[0, 0, 0, 0]) for _ in range(2000)]
+    fixed_offsets = [int(random_crop(columns, size=5, generator=gen)[0, 0, 0, 0])
+                     for _ in range(2000)]
     print("offsets drawn:", sorted(set(fixed_offsets)))
     assert sorted(set(fixed_offsets)) == list(range(w - 5 + 1))
-    assert max(int(random_crop(columns, size=5, generator=gen).max()) for _ in range(200)) == w - 1
+    last_col = max(int(random_crop(columns, size=5, generator=gen).max()) for _ in range(200))
+    last_row = max(int(random_crop(row_numbers, size=5, generator=gen).max()) for _ in range(200))
+    assert last_col == w - 1 and last_row == h - 1
     """),
     code(r"""
     random_crop(tensor, size=225)
@@ -497,8 +520,10 @@ cells = [
     code(r"""
     fig, ax = plt.subplots(figsize=(5.5, 2.6))
     offsets = range(w - 5 + 1)
-    for shift, (name, drawn) in zip([-0.2, 0.2], [("article", article_offsets), ("corrected", fixed_offsets)]):
+    runs = [("article", article_offsets, 3), ("corrected", fixed_offsets, 4)]
+    for shift, (name, drawn, reachable) in zip([-0.2, 0.2], runs):
         freq = [drawn.count(o) / len(drawn) for o in offsets]
+        assert all(abs(f - 1 / reachable) < 0.05 for f in freq[:reachable])   # what the text says
         ax.bar([o + shift for o in offsets], freq, width=0.4, label=name)
     ax.set_xticks(list(offsets)); ax.set_xlabel("left offset (w = 8, size = 5)")
     ax.set_ylabel("share of 2,000 crops"); ax.legend()
@@ -571,7 +596,7 @@ cells += [
     **4. A different crop for every image.** Write `crop_at(images, top, left, size)` for
     `images` of shape `(N, C, H, W)` and integer tensors `top`, `left` of shape `(N,)`, returning
     the `size` x `size` window of image `n` whose top-left corner is `(top[n], left[n])`:
-    shape `(N, C, size, size)`, without a Python loop.
+    shape `(N, C, size, size)`, without a Python loop. Every window fits inside its image.
     """),
     code(r'''
     def crop_at(images, top, left, size):
@@ -580,7 +605,8 @@ cells += [
         steps = torch.arange(size)
         rows = (top.view(n, 1) + steps).view(n, 1, size, 1)
         cols = (left.view(n, 1) + steps).view(n, 1, 1, size)
-        return images[torch.arange(n).view(n, 1, 1, 1), torch.arange(c).view(1, c, 1, 1), rows, cols]
+        batch, channel = torch.arange(n).view(n, 1, 1, 1), torch.arange(c).view(1, c, 1, 1)
+        return images[batch, channel, rows, cols]
     ''', "solution", "hide-input"),
     code(r"""
     tl.check("indexing.crop_at", crop_at)
