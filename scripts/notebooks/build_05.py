@@ -44,6 +44,7 @@ You will be able to:
 
 code('''
 import itertools
+import textwrap
 import warnings
 
 import matplotlib.pyplot as plt
@@ -153,7 +154,7 @@ entries from `-1` to `3`:
 
 code('''
 def expand_rule(shape, sizes):
-    """The shape of torch.empty(shape).expand(sizes) by the rule above; None where torch raises."""
+    """torch.empty(shape).expand(sizes).shape by the rule above; None where torch raises."""
     if len(sizes) < len(shape):
         return None
     new = len(sizes) - len(shape)
@@ -184,18 +185,19 @@ def torch_expand(shape, sizes):
 cases = [(s, t) for k in range(3) for s in itertools.product(range(4), repeat=k)
          for m in range(4) for t in itertools.product(range(-1, 4), repeat=m)]
 disagree = [(s, t) for s, t in cases if expand_rule(s, t) != torch_expand(s, t)]
-print(len(cases), "cases,", sum(torch_expand(s, t) is None for s, t in cases), "of them raise;",
-      len(disagree), "disagreements with torch, for example:")
+raising = sum(torch_expand(s, t) is None for s, t in cases)
+print(len(cases), "cases,", raising, "of them raise;", len(disagree),
+      "disagreements with torch, for example:")
 for s, t in disagree[:3]:
     print(f"  torch.empty({s}).expand({t}) -> torch.Size({list(torch_expand(s, t))})")
-# every disagreement: a 0-d tensor, and torch hands back a size of -1 instead of raising
-assert all(s == () and min(torch_expand(s, t)) < 0 for s, t in disagree)
+# every disagreement: a 0-d tensor, a 0 among the sizes, and torch hands back a size of -1
+assert all(s == () and 0 in t and min(torch_expand(s, t)) < 0 for s, t in disagree)
 ''')
 
 md(r"""
 The rule and torch agree on every case but one family, and there torch is the one that is wrong:
-for a 0-d tensor, `-1` in a new dimension next to a size 0 is not rejected; torch returns a tensor
-whose shape contains `-1`. Negative sizes slipping through `expand` are a known hole
+for a 0-d tensor, `-1` in a new dimension is not rejected when another requested size is 0; torch
+returns a tensor whose shape contains `-1`. Negative sizes slipping through `expand` are a known hole
 ([pytorch/pytorch#70398](https://github.com/pytorch/pytorch/issues/70398)); such a tensor fails
 later, far from the cause. Never pass `-1` for a dimension that does not exist yet.
 """)
@@ -215,39 +217,41 @@ def attempt(fn):
 
 
 ones = torch.ones
+# (article and section, its claim, a snippet that tests it, what the claim predicts, verdict)
 claims = [
     ("000 §1", "expand can only go from size 1 to size N",
-     "ones(3).expand(2, 3)", lambda: ones(3).expand(2, 3), "raises",
+     "ones(3).expand(2, 3)", "raises",
      "INCOMPLETE: new leading dimensions appear from nothing, with any size"),
     ("000 §3", "expand can only expand a single dimension",
-     "ones(1, 1, 1).expand(2, 3, 4)", lambda: ones(1, 1, 1).expand(2, 3, 4), "raises",
+     "ones(1, 1, 1).expand(2, 3, 4)", "raises",
      "WRONG: every size-1 dimension can stretch in one call"),
     ("000 §2", "the reference of expand_as must have the same number of dims",
-     "ones(10, 20).expand_as(ones(2, 4, 10, 20))", lambda: ones(10, 20).expand_as(ones(2, 4, 10, 20)),
-     "raises", "WRONG: a reference with more dims is fine (the article's own mask example)"),
+     "ones(10, 20).expand_as(ones(2, 4, 10, 20))", "raises",
+     "WRONG: a reference with more dims is fine (the article's own mask example)"),
     ("000 §2", "(same claim, the other direction)",
-     "ones(1, 10, 20).expand_as(ones(10, 20))", lambda: ones(1, 10, 20).expand_as(ones(10, 20)),
-     "raises", "RIGHT in this direction: fewer dims raise, even when the extra one has size 1"),
+     "ones(1, 10, 20).expand_as(ones(10, 20))", "raises",
+     "RIGHT in this direction: fewer dims raise, even when the extra one has size 1"),
     ("000 §2", "non-singleton dims must match exactly",
-     "ones(3, 2).expand_as(ones(3, 4))", lambda: ones(3, 2).expand_as(ones(3, 4)), "raises",
-     "RIGHT"),
+     "ones(3, 2).expand_as(ones(3, 4))", "raises", "RIGHT"),
     ("000 §2", "[K, 1].expand_as([K, 256, 14, 14]) gives [K, 256, 14, 14]",
-     "ones(10, 1).expand_as(ones(10, 256, 14, 14))",
-     lambda: ones(10, 1).expand_as(ones(10, 256, 14, 14)), "works",
+     "ones(10, 1).expand_as(ones(10, 256, 14, 14))", "works",
      "WRONG: shapes align from the right, so 10 meets 14"),
     ("000 §4", "[3, 1, 1].expand(4, 3, -1) fails: dim 0 is not 1",
-     "ones(3, 1, 1).expand(4, 3, -1)", lambda: ones(3, 1, 1).expand(4, 3, -1), "raises", "RIGHT"),
+     "ones(3, 1, 1).expand(4, 3, -1)", "raises", "RIGHT"),
     ("002 §3", "expand_as takes weights [B, 1] to the loss's [B]",
-     "ones(8, 1).expand_as(ones(8))", lambda: ones(8, 1).expand_as(ones(8)), "works",
+     "ones(8, 1).expand_as(ones(8))", "works",
      "WRONG: the target has fewer dims (chapter 6 has the whole story)"),
     ("002 §5.1", "dims being expanded must be 1, the others must match",
-     "ones(3, 2).expand_as(ones(3, 4))", lambda: ones(3, 2).expand_as(ones(3, 4)), "raises",
+     "ones(3, 2).expand_as(ones(3, 4))", "raises",
      "RIGHT for existing dims; silent about new leading ones"),
 ]
-for source, claim, snippet, fn, claimed, verdict in claims:
-    got = attempt(fn)
+for source, claim, snippet, claimed, verdict in claims:
+    got = attempt(lambda: eval(snippet))   # the snippet's text is exactly what runs
     actually = "raises" if got.startswith("RuntimeError") else "works"
-    print(f"[{source}] {claim}\\n    {snippet}\\n    claim says: {claimed:6}  torch: {got}\\n    -> {verdict}")
+    print(f"[{source}] {claim}\\n    {snippet}")
+    print(textwrap.fill(f"claim says: {claimed:6}  torch: {got}", width=92,
+                        initial_indent="    ", subsequent_indent="        "))
+    print(f"    -> {verdict}")
     assert (actually == claimed) == verdict.startswith("RIGHT")
 ''')
 
@@ -260,7 +264,7 @@ first; then `expand_as` does what the article hoped:
 code('''
 roi_features = torch.randn(10, 256, 14, 14)   # [K, C, H, W]
 class_pred = torch.randn(10, 1)               # [K, 1]
-class_mask = class_pred[:, :, None, None].expand_as(roi_features)   # [K, 1, 1, 1] -> [K, C, H, W]
+class_mask = class_pred[:, :, None, None].expand_as(roi_features)   # [K,1,1,1] -> [K,C,H,W]
 print(tuple(class_mask.shape), class_mask.stride())
 assert torch.equal(class_mask[3], class_pred[3].expand(256, 14, 14))
 assert shares_storage(class_mask, class_pred)
@@ -389,7 +393,8 @@ print(f"source: {storage_bytes(base):>12,} bytes")
 for name, op in ops.items():
     out = op(base)
     assert out.shape == (32, 3, 224, 224)
-    print(f"{name:22} {storage_bytes(out):>12,} bytes   view of the source: {shares_storage(out, base)}")
+    shared = shares_storage(out, base)
+    print(f"{name:22} {storage_bytes(out):>12,} bytes   view of the source: {shared}")
 assert storage_bytes(ops["repeat"](base)) == 32 * storage_bytes(base)
 ''')
 
@@ -480,10 +485,21 @@ y += 1  # the article: "this raises because y is a view"
 ''', "raises-exception")
 
 md(r"""
-It raises, but not because `y` is a view: in-place operations on views are normal (`x[0] += 1` on
-an ordinary tensor is fine). This error is autograd's: `x` is a leaf that requires grad, and
-in-place writes into a view of such a leaf are refused. Without `requires_grad` the write is
-refused for the real reason, the overlap created by stride 0:
+It raises, but not because `y` is a view: in-place operations on ordinary views are normal, and
+the write shows in the tensor the view came from:
+""")
+
+code('''
+plain = torch.tensor([[1.0], [2.0]])
+first_row = plain[0]          # a view
+first_row += 1                # in place, through the view: allowed
+assert plain.tolist() == [[2.0], [2.0]]
+''')
+
+md(r"""
+The error above is autograd's: `x` is a leaf that requires grad, and in-place writes into a view
+of such a leaf are refused. Without `requires_grad` the write is refused for the real reason, the
+overlap created by stride 0:
 """)
 
 code('''
@@ -503,7 +519,7 @@ writes = {
     "y.mul_(2)": lambda y: y.mul_(2),
     "y.clamp_(0, 1)": lambda y: y.clamp_(0, 1),
     "y.copy_(torch.zeros(2, 3))": lambda y: y.copy_(torch.zeros(2, 3)),
-    "y[0] = torch.tensor([7., 8., 9.])": lambda y: y.__setitem__(0, torch.tensor([7.0, 8.0, 9.0])),
+    "y[0] = torch.tensor([7., 8., 9.])": lambda y: y.__setitem__(0, torch.tensor([7., 8, 9])),
     "y.fill_(5)": lambda y: y.fill_(5),
     "y.zero_()": lambda y: y.zero_(),
     "y[0, 0] = 5": lambda y: y.__setitem__((0, 0), 5),
@@ -514,19 +530,23 @@ for text, write in writes.items():
     y = x.expand(2, 3)
     try:
         write(y)
-        print(f"{text:34} went through: x is now {x.flatten().tolist()}, y row 0 is {y[0].tolist()}")
+        print(f"{text:34} went through: x is now {x.flatten().tolist()},",
+              f"y row 0 is {y[0].tolist()}")
     except RuntimeError as err:
         print(f"{text:34} raises: {str(err).split(':')[0]}")
 ''')
 
 md(r"""
-Torch refuses a write when it can see that several *written* elements share a cell and could
-receive different values (`add_`, `copy_` of a full tensor, assigning a whole row). It lets through
-writes of a single value (`fill_`, `zero_`) and writes to a part of the view in which each cell
-appears once (`y[0, 0] = 5`, the column `y[:, 1]`): those silently change the source, and with it
-every other element that reads the same cell. `y[0, 0] = 5` changed all of row 0. The second
-article's warning (section 5.2), that in-place changes to an expanded tensor can reach the original,
-is right; the first article's belief that such writes always raise is not.
+Torch checks the tensor being written to: when several of its elements share a cell (internal
+overlap), it refuses arithmetic in place (`add_`, `mul_`, `clamp_`) and copies of many values
+(`copy_`, assigning a whole row), whose result would in general depend on how often and in which
+order the shared cell is written. Writing one constant everywhere (`fill_`, `zero_`) is let
+through, since the order cannot matter. And a part of the view in which each cell appears once
+(`y[0, 0]`, the column `y[:, 1]`) has no overlap at all, so any write into it goes through. All of
+these silently change the source, and with it every other element that reads the same cell:
+`y[0, 0] = 5` changed all of row 0. The second article's warning (section 5.2), that in-place
+changes to an expanded tensor can reach the original, is right; the first article's belief that
+such writes always raise is not.
 
 Writes to the source show through the view, too:
 """)
@@ -545,12 +565,18 @@ but warn that this is deprecated:
 """)
 
 code('''
-x = torch.tensor([[1.0], [2.0]])
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    x.expand(2, 3).masked_fill_(torch.ones(2, 3, dtype=torch.bool), 9.0)
-print(caught[0].category.__name__ + ":", str(caught[0].message).split(".")[0])
-print("x is now", x.flatten().tolist())
+fills = {
+    "masked_fill_": lambda y: y.masked_fill_(torch.ones(2, 3, dtype=torch.bool), 9.0),
+    "index_fill_": lambda y: y.index_fill_(1, torch.tensor([0]), 9.0),
+}
+for name, write in fills.items():
+    x = torch.tensor([[1.0], [2.0]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        write(x.expand(2, 3))
+    print(caught[0].category.__name__ + ":", str(caught[0].message).split(".")[0])
+    print("    x is now", x.flatten().tolist())
+    assert x.tolist() == [[9.0], [9.0]]
 ''')
 
 md(r"""
@@ -570,8 +596,9 @@ print(fixed.stride(), storage_bytes(fixed), "bytes: a new, ordinary tensor eithe
 md(r"""
 ## `contiguous()` and `clone()` after `expand`
 
-An expanded tensor is not contiguous. `contiguous()` (and `clone()`) turn it into an ordinary
-tensor by writing out every element: that is exactly the copy `expand` avoided.
+A tensor that `expand` really stretched is not contiguous. `contiguous()` (and `clone()`) turn it
+into an ordinary tensor by writing out every element: that is exactly the copy `expand`
+avoided.
 """)
 
 code('''
@@ -581,14 +608,16 @@ c, k = e.contiguous(), e.clone()
 for name, t in [("expand", e), ("contiguous()", c), ("clone()", k)]:
     print(f"{name:13} contiguous={t.is_contiguous()!s:5} stride={t.stride()}  "
           f"storage bytes={storage_bytes(t):6}  shares the row: {shares_storage(t, row)}")
-assert not e.is_contiguous() and c.is_contiguous() and storage_bytes(c) == 32 * storage_bytes(row)
+assert not e.is_contiguous() and c.is_contiguous()
+assert storage_bytes(c) == storage_bytes(k) == 32 * storage_bytes(row)
 ''')
 
 md(r"""
 Two tips of the first article, checked:
 
 - *"call `contiguous()` before `expand` when needed"*: `expand` works on any layout, so there is
-  nothing to prepare, and its result is never contiguous anyway (below, a transposed input).
+  nothing to prepare (below, a column sliced out of a wider tensor, not contiguous); and once it
+  stretches a dimension its result is not contiguous anyway.
 - *"memory sharing mode: `base.expand(32, -1).contiguous()` is the safe way"*: the `contiguous()`
   is a 32-fold copy, the opposite of sharing. The gradient is the same with or without it.
   (The article's snippet also builds an `Adam` optimizer that never takes a step; it has no part
@@ -596,8 +625,12 @@ Two tips of the first article, checked:
 """)
 
 code('''
-t = torch.arange(3.0).reshape(3, 1).t()            # [1, 3], transposed, not contiguous
-print(t.is_contiguous(), "->", tuple(t.expand(4, 3).shape), t.expand(4, 3).stride())
+column = torch.arange(6.0).reshape(3, 2)[:, :1]    # [3, 1] with strides (2, 1)
+wide = column.expand(3, 4)
+print("column", column.stride(), column.is_contiguous(), "-> expanded", wide.stride(),
+      wide.is_contiguous())
+assert not column.is_contiguous() and shares_storage(wide, column)
+assert wide.tolist() == [[0.0] * 4, [2.0] * 4, [4.0] * 4]
 
 base = torch.randn(1, 256, requires_grad=True)
 expanded = base.expand(32, -1).contiguous()         # the article's "safe expansion"
@@ -607,8 +640,8 @@ grad_with_copy = base.grad.clone()
 base.grad = None
 base.expand(32, -1).sum().backward()                # no copy
 assert torch.equal(base.grad, grad_with_copy) and torch.all(base.grad == 32)
-print("storage bytes: base", storage_bytes(base), " expanded+contiguous", storage_bytes(expanded),
-      " shares:", shares_storage(expanded, base))
+print("storage bytes: base", storage_bytes(base), "  expanded+contiguous",
+      storage_bytes(expanded), "  shares:", shares_storage(expanded, base))
 ''')
 
 # ---------------------------------------------------------------------------------------------
@@ -652,7 +685,8 @@ print("smart_expand(x, [3, 4]) =\\n", smart_expand(x, [3, 4]))
 print("x.expand(3, 4):", attempt(lambda: x.expand(3, 4)))
 
 tall = torch.arange(4.0).reshape(4, 1)   # four rows
-print("smart_expand(tall, [2, 3]) =", smart_expand(tall, [2, 3]).tolist(), "(rows 2 and 3 dropped)")
+print("smart_expand(tall, [2, 3]) =", smart_expand(tall, [2, 3]).tolist(),
+      "(rows 2 and 3 dropped)")
 print("tall.expand(2, 3):", attempt(lambda: tall.expand(2, 3)))
 ''')
 
@@ -840,8 +874,8 @@ md(r"""
   `expand_as(o)` is `expand(o.size())`.
 - `repeat` / `tile` (whole tensor end to end) and `repeat_interleave` (each element in place) copy:
   their memory and time grow with the output. `contiguous()` or `clone()` after `expand` copy too.
-- Don't write into an expanded tensor: most in-place ops raise, but `fill_`, `zero_` and indexed
-  writes silently change the source. Use an out-of-place op (`y + 1`), not `clone()` then `+`.
+- Don't write into an expanded tensor: most in-place ops raise, but `fill_`, `zero_` and writes
+  into a part with no repeated cell (`y[0, 0] = 5`) silently change the source. Use an out-of-place op (`y + 1`), not `clone()` then `+`.
 - Prefer `expand` / `broadcast_to` to hand-made `as_strided`: `as_strided` checks nothing but
   storage bounds.
 - The gradient of `expand` is the sum of the incoming gradient over the expanded dimensions.

@@ -48,6 +48,8 @@ You will be able to:
 
 code('''
 import math
+import operator
+import warnings
 
 import torch.nn as nn
 import torch.nn.functional as F
@@ -173,6 +175,11 @@ print(f"fixed loss: {loss.item():.4f}   by hand: {by_hand.item():.4f}   "
 assert torch.allclose(loss, by_hand)
 assert torch.allclose(trap.mean(), weights.mean() * ce_loss.mean())   # what the trap computes
 assert not torch.allclose(trap.mean(), loss)
+try:
+    torch.ones(5, 1).reshape(ce_loss.shape)    # 5 weights for 8 losses
+    raise AssertionError("reshape should have refused")
+except RuntimeError as err:
+    print("5 weights for 8 losses:", err)
 ''')
 
 md(r"""
@@ -201,7 +208,8 @@ masked_scores = attention_scores * padding_mask.expand_as(attention_scores)
 probs = masked_scores.softmax(dim=-1)
 hit = (padding_mask[0, :, 0] == 0).nonzero().flatten().tolist()
 print("shape", tuple(masked_scores.shape), "- rows (queries) of sample 0 the mask hits:", hit)
-print(f"attention of query {hit[0]} after softmax:", [round(p, 2) for p in probs[0, hit[0]].tolist()])
+print(f"attention of query {hit[0]} after softmax:",
+      [round(p, 2) for p in probs[0, hit[0]].tolist()])
 ''')
 
 md(r"""
@@ -222,7 +230,7 @@ code('''
 lengths = torch.tensor([10, 7, 4, 1])                   # real tokens per sequence
 key_mask = torch.arange(10) < lengths[:, None]          # [B, L], True = real token
 multiplied = (attention_scores * key_mask[:, None, :]).softmax(dim=-1)
-print("probability on padded keys, sample 3 (1 real key), per query:",
+print("sample 3 (1 real key), probability on its padded keys, per query:\\n   ",
       [round(p, 2) for p in multiplied[3, :, 1:].sum(dim=-1).tolist()])
 ''')
 
@@ -236,7 +244,7 @@ probs = attention_scores.masked_fill(~key_mask[:, None, :], float("-inf")).softm
 
 assert torch.all(probs.masked_select(~key_mask[:, None, :].expand_as(probs)) == 0)
 assert torch.allclose(probs.sum(dim=-1), torch.ones(4, 10))
-for b, n in enumerate(lengths.tolist()):                # the same as a softmax over real keys only
+for b, n in enumerate(lengths.tolist()):     # the same as a softmax over the real keys only
     assert torch.allclose(probs[b, :, :n], attention_scores[b, :, :n].softmax(dim=-1))
 print("sample 2, query 0:", [round(p, 3) for p in probs[2, 0].tolist()])
 ''')
@@ -259,7 +267,16 @@ print("masked attention == F.scaled_dot_product_attention:", True)
 md(r"""
 One more catch: a row in which *every* key is masked is all `-inf`, and its softmax is `NaN`
 (0/0). Exercise 3 below asks for a version that returns zeros there.
+""")
 
+code('''
+no_real_key = torch.zeros(1, 10, dtype=torch.bool)      # a sample made only of padding
+row = scores[:1].masked_fill(~no_real_key[:, None, :], float("-inf")).softmax(dim=-1)[0, 0]
+print(row)
+assert row.isnan().all()
+''')
+
+md(r"""
 ## Sequence-length masks
 
 The first article builds a mask from lengths `[2, 3, 4]` (section 5):
@@ -353,9 +370,11 @@ big = SlicedPositionEmbedding(d_model=D, max_len=L)
 tokens = torch.zeros(B, L, D)
 term_expand = big.pe.expand(B, -1, -1)
 term_repeat = big.pe.repeat(B, 1, 1)
-for name, t in [("pe table", big.pe), ("expand term", term_expand), ("repeat term", term_repeat),
-                ("tokens + pe (result)", tokens + big.pe)]:
-    print(f"{name:22} {storage_bytes(t) / 2**20:7.2f} MiB   shares the table: {shares_storage(t, big.pe)}")
+terms = {"pe table": big.pe, "expand term": term_expand, "repeat term": term_repeat,
+         "tokens + pe (result)": tokens + big.pe}
+for name, t in terms.items():
+    mib, shared = storage_bytes(t) / 2**20, shares_storage(t, big.pe)
+    print(f"{name:22} {mib:7.2f} MiB   shares the table: {shared}")
 ''')
 
 md(r"""
@@ -455,9 +474,6 @@ pairs of lengths:
 """)
 
 code('''
-import operator
-import warnings
-
 B, D = 2, 8
 for reading, compare in [(">", operator.gt), ("<", operator.lt)]:
     for T_t, T_s in [(6, 4), (4, 6), (5, 1)]:
@@ -495,7 +511,8 @@ teacher, student = torch.randn(2, 6, 8), torch.randn(2, 4, 8)
 loss = F.mse_loss(resample_time(student, teacher.size(1)), teacher)
 assert torch.allclose(resample_time(student, 4), student)
 ramp = torch.linspace(0, 1, 4).reshape(1, 4, 1).expand(2, 4, 8)      # moves linearly in time
-assert torch.allclose(resample_time(ramp, 6), torch.linspace(0, 1, 6).reshape(1, 6, 1).expand(2, 6, 8))
+ramp6 = torch.linspace(0, 1, 6).reshape(1, 6, 1).expand(2, 6, 8)
+assert torch.allclose(resample_time(ramp, 6), ramp6)
 common = min(teacher.size(1), student.size(1))
 loss_prefix = F.mse_loss(student[:, :common], teacher[:, :common])
 print(f"resampled: {loss.item():.3f}   prefix only: {loss_prefix.item():.3f}")
@@ -552,7 +569,8 @@ code('''
 unit = F.normalize(x, dim=1)
 cosine = unit @ unit.T
 assert torch.allclose(torch.einsum("id,jd->ij", x, x), gram, atol=1e-4)
-assert torch.allclose(cosine, F.cosine_similarity(x[:, None, :], x[None, :, :], dim=-1), atol=1e-5)
+pairwise = F.cosine_similarity(x[:, None, :], x[None, :, :], dim=-1)   # [N, N]
+assert torch.allclose(cosine, pairwise, atol=1e-5)
 assert torch.allclose(cosine.diagonal(), torch.ones(32), atol=1e-5)
 print("cosine similarity:", tuple(cosine.shape))
 ''')
@@ -653,7 +671,8 @@ original = torch.randn(1, 3, 224, 224)
 noise = torch.randn(8, 1, 1, 1).expand(-1, 3, 224, 224)
 augmented = original + noise   # broadcasting does the rest
 print(tuple(augmented.shape))
-print("noise storage:", storage_bytes(noise), "bytes;  augmented:", storage_bytes(augmented), "bytes")
+print("noise storage:", storage_bytes(noise), "bytes;  augmented:", storage_bytes(augmented),
+      "bytes")
 ''')
 
 md(r"""
@@ -680,7 +699,8 @@ md(r"""
 ## Check yourself
 
 **1. Cross-entropy with one weight per sample.** Write `weighted_ce(logits, targets, weights)`:
-the batch mean of `weights[b] * CE(logits[b], targets[b])`, for weights shaped `[B]` or `[B, 1]`.
+the batch mean of `weights[b] * CE(logits[b], targets[b])`, for weights shaped `[B]` or `[B, 1]`,
+as a 0-d tensor, without Python loops.
 """)
 
 code('''
