@@ -49,6 +49,8 @@ code('''
 import time
 import warnings
 
+import os
+
 import matplotlib.pyplot as plt
 from torch.utils import benchmark
 
@@ -71,19 +73,22 @@ for _ in range(5):
     start = time.time()
     a + b
     samples.append(time.time() - start)
-print("five time.time() samples of a + b, in microseconds:", [round(s * 1e6, 2) for s in samples])
+print("five time.time() samples of a + b, in microseconds:",
+      [round(s * 1e6, 2) for s in samples])
 ''', IGNORE)
 
 md("""
-The readings typically disagree with each other, the first one most: the first call pays for
-one-time work (allocator warm-up, lazy initialisation), and one addition of a thousand floats takes
-about as long as the clock call itself, so what you see is mostly noise and clock granularity.
+Compare the readings above with each other. They usually disagree, and the first is often the
+largest: the first call can pay for one-time work (allocator warm-up, lazy initialisation). An
+addition of a thousand floats is also so short that a single reading is at the mercy of whatever
+else the machine is doing at that moment: another process, an interrupt, a cold cache.
 
 `torch.utils.benchmark.Timer` fixes each of these problems:
 
 - `blocked_autorange` starts with a **warm-up** period, which also picks how many runs to put in
-  one **block** so that the clock overhead is small against the block; then it repeats blocks until `min_run_time` seconds have passed, and reports the
-  **median** and the **interquartile range** (IQR) over blocks, which are robust to the odd slow run;
+  one **block** so that the clock overhead is small against the block; then it repeats blocks
+  until `min_run_time` seconds have passed, and reports the **median** and the **interquartile
+  range** (IQR) over blocks, which are robust to the odd slow run;
 - it sets the number of **threads** torch may use while measuring (`num_threads`, 1 unless you
   say otherwise), so that numbers taken on machines with different core counts can be compared.
 """)
@@ -97,8 +102,9 @@ print(f"median {m.median * 1e6:.2f} µs, IQR {m.iqr * 1e6:.2f} µs "
 ''', IGNORE)
 
 md("""
-The thread count is part of the measurement, and the default is one thread even though torch
-itself uses every core it is given. Both facts are visible without any timing:
+The thread count is part of the measurement. The Timer uses one thread unless told otherwise,
+whatever `torch.get_num_threads()` says for the rest of your program (by default, one per CPU
+core). The measurement records it, so this is visible without reading any timing:
 """)
 
 code('''
@@ -109,7 +115,8 @@ print("Timer threads:", m.task_spec.num_threads)
 md("""
 To measure what your program actually gets, pass `num_threads=torch.get_num_threads()`.
 `benchmark.Compare` lines up several measurements in one table. Here one matrix product, on one
-thread and on all of this machine's threads (a shared two-core machine may show little gain):
+thread and on all of this machine's threads. More threads help only when the cores are free: on a
+small machine shared with other programs, the extra thread can gain little or even lose.
 """)
 
 code('''
@@ -117,7 +124,8 @@ x = torch.randn(256, 256)
 results = []
 for threads in sorted({1, torch.get_num_threads()}):
     t = benchmark.Timer(stmt="x @ x", globals={"x": x}, num_threads=threads,
-                        label="256 x 256 matmul", sub_label="x @ x", description=f"{threads} thread(s)")
+                        label="256 x 256 matmul", sub_label="x @ x",
+                        description=f"{threads} thread(s)")
     results.append(t.blocked_autorange(min_run_time=0.05))
 benchmark.Compare(results).print()
 ''', IGNORE)
@@ -145,11 +153,12 @@ assert torch.equal(result, good)   # identical values, element for element
 
 md("""
 The advice is right, and the two versions compute exactly the same floats. What the article does
-not say is *how much* it matters and why. Every loop iteration does three indexing operations and
-one addition, each a full trip through torch's dispatcher that creates a 0-d tensor; `a + b` makes
-one trip and then runs a tight compiled loop over the elements. So the loop costs roughly a fixed
-amount *per element*, while the vectorized call costs roughly a fixed amount *per call* until the
-data gets large.
+not say is *how much* it matters and why. Every loop iteration makes four torch calls: `a[i]` and
+`b[i]` each create a 0-d tensor, the addition creates a third, and `result[i] = ...` writes it
+into place. Each call is a full trip through torch's dispatcher. `a + b` makes one trip and then
+runs a tight compiled loop over the elements. So the loop costs roughly a fixed amount *per
+element*, while the vectorized call costs roughly a fixed amount *per call* until the data gets
+large.
 
 The sweep below times both for sizes from 1 to 4,096 elements. Inputs are built before timing, so
 only the loop and the addition are measured.
@@ -173,15 +182,17 @@ sweep = measure.cost_sweep(
      "vectorized a + b": lambda src, n: torch.add(*pairs[n])},
     source=torch.empty(0), sizes=sizes, time=True, min_run_time=0.05)
 print(sweep.table("seconds"))
-ratios = [lp / vec for lp, vec in zip(sweep.seconds["Python loop"], sweep.seconds["vectorized a + b"])]
+loop_s, vec_s = sweep.seconds["Python loop"], sweep.seconds["vectorized a + b"]
+ratios = [lp / vec for lp, vec in zip(loop_s, vec_s)]
 print("loop / vectorized:", " ".join(f"{r:,.0f}x" for r in ratios))
 ''', IGNORE)
 
 md("""
-The figure plots both timings against the number of elements, both axes logarithmic. The loop's
-line rises with slope about one (ten times the elements, ten times the time); the vectorized line
-stays nearly flat, so the vertical gap between the two lines, the speed-up, widens as the size
-grows.
+The figure plots both timings (median microseconds per call) against the number of elements,
+both axes logarithmic. Once the sizes are large enough for the per-element work to dominate, the
+loop's line climbs about as steeply as the size itself (many times the elements, about as many
+times the time); the vectorized line stays nearly flat. The vertical gap between the two lines is
+the speed-up.
 """)
 
 code('''
@@ -194,18 +205,18 @@ plt.close(fig)
 md("""
 Two things to take from the measurement rather than from a slogan:
 
-- The gap is smallest at a single element and grows with the size, because the loop pays per
-  element. Vectorizing a loop that runs three times buys little; vectorizing one
-  that runs over every pixel buys everything.
-- The vectorized time barely moves across this range: at these sizes it is dominated by the fixed
-  cost of one call, not by arithmetic. That is why batching many small operations into one large
-  one helps even when each is already "vectorized".
+- The gap is smallest at the smallest sizes and grows with the size, because the loop pays per
+  element. Vectorizing a loop that runs three times saves microseconds; vectorizing one that runs
+  over every pixel of an image is the difference between usable and unusable.
+- The vectorized time hardly grows across this range (its ups and downs are noise): at these
+  sizes it is dominated by the fixed cost of one call, not by arithmetic. That is why batching
+  many small operations into one large one helps even when each is already "vectorized".
 
 ## In-place operations and preallocated outputs
 
 The article's troubleshooting section recommends `torch.empty()` to preallocate memory and
-`tensor.add_(1)` instead of `tensor = tensor + 1`. First the facts that do not depend on the machine:
-which versions allocate new storage.
+`tensor.add_(1)` instead of `tensor = tensor + 1`. First the facts that do not depend on the
+machine: which versions allocate new storage.
 """)
 
 code('''
@@ -247,19 +258,20 @@ benchmark.Compare(results).print()
 ''', IGNORE)
 
 md("""
-Read the table column by column. With a thousand floats the three versions are within a small
-factor of each other: the fixed cost of a call dominates and allocation is cheap. With a million
-floats (4 MB per result) the out-of-place version also has to obtain and fill a fresh 4 MB block
-every call. When that column shows a large gap, as it did on the Linux machine that executed this
-page, that allocation is the cause; with another allocator or size it may be small. Measure on your
-machine before rewriting code for it.
+Read the table column by column. With a thousand floats the rows differ by a small factor at
+most: each is mostly the fixed cost of a call (plus, for `y = x + 1`, creating a new tensor), and
+allocating 4 KB is cheap. With a million floats (4 MB per result) the out-of-place version
+also has to obtain a fresh 4 MB block on every call and write into memory it has not touched
+yet; the other two do the same arithmetic into memory that is already there. So if the
+`y = x + 1` row of that column stands out, allocation is what it pays for; how much depends on the
+allocator and the size. Measure on your machine before rewriting code for it.
 
-In-place updates also have costs that no timer shows. They are refused where they would corrupt
-something: on a tensor autograd saved for the backward pass
-([chapter 7](07-autograd.ipynb)), and on an `expand`ed tensor whose elements share memory
-([chapter 5](05-expand-and-repeat.ipynb)). And writing into a view also writes into its base
-([chapter 3](03-memory-layout.ipynb)). Use them for buffers you own, such as running sums and preallocated outputs, not as a general
-habit.
+In-place updates also have costs that no timer shows. Torch refuses them where they would corrupt
+something: on a tensor that autograd saved for the backward pass, `backward()` raises
+([chapter 7](07-autograd.ipynb)); on an `expand`ed tensor whose elements share memory, the write
+itself raises ([chapter 5](05-expand-and-repeat.ipynb)). And writing into a view also writes into
+its base ([chapter 3](03-memory-layout.ipynb)). Use them for buffers you own, such as running sums
+and preallocated outputs, not as a general habit.
 
 ## Compilers: `torch.jit.script` is deprecated, `torch.compile` is the path
 
@@ -285,7 +297,8 @@ assert torch.allclose(fast_function(x, y), torch.hypot(x, y))
 ''')
 
 md("""
-The warning names the replacements: `torch.compile` for speed, `torch.export` for deployment. `torch.compile` works differently: when the function is first
+The warning names two replacements: `torch.compile`, for speed inside Python, and `torch.export`,
+for deployment. `torch.compile` works differently from TorchScript: when the function is first
 called, *TorchDynamo* reads the Python bytecode, records the tensor operations into a graph (an FX
 graph), and hands that graph to a *backend* that turns it into faster code. The default backend,
 *Inductor*, fuses element-wise operations into generated C++ (on CPU) or Triton (on GPU) kernels.
@@ -331,7 +344,8 @@ assert graphs_seen == 2
 md("""
 Python control flow that depends on tensor *values* cannot go into a graph: Dynamo splits the
 function there (a *graph break*), runs the branch in Python and captures the rest separately. Each
-piece is optimised on its own, so graph breaks in hot code cost speed.
+piece is optimised on its own and nothing is fused across the break, so graph breaks in hot code
+give away part of what compiling was for.
 """)
 
 code('''
@@ -350,8 +364,8 @@ assert graphs_seen == 2    # one graph before the branch, one for the branch tak
 
 md("""
 The article says the first call compiles and later calls are faster. The first half is easy to
-measure, even with the printing backend: the first call of a new compiled function pays for
-tracing, while the second finds the cached graph.
+measure, even with a backend that returns the graph unchanged: the first call of a new compiled
+function pays for tracing, while the second finds the cached graph.
 """)
 
 code('''
@@ -368,23 +382,24 @@ print(f"first call {first * 1e3:.1f} ms (traces), second call {second * 1e6:.1f}
 md("""
 The second half, "later calls are faster", is the backend's job. With a backend that does not
 optimise, as above, there is nothing to gain. With Inductor the first call also generates and
-compiles C++ code, which takes many seconds on a small CPU and would blow this page's time budget.
+compiles C++ code, which can take tens of seconds on a small CPU and would blow this page's time
+budget.
 The next cell therefore runs only when you ask for it by setting the environment variable
 `TENSORLENS_RUN_INDUCTOR=1` before starting Jupyter; otherwise it says that it skipped.
 """)
 
 code('''
-import os
-
 if os.environ.get("TENSORLENS_RUN_INDUCTOR") == "1":
     fused = torch.compile(hypot)                    # default backend: Inductor
     x, y = torch.randn(1_000_000), torch.randn(1_000_000)
     start = time.perf_counter(); fused(x, y); compile_s = time.perf_counter() - start
     assert torch.allclose(fused(x, y), hypot(x, y))
-    eager_m = benchmark.Timer("hypot(x, y)", globals=dict(hypot=hypot, x=x, y=y)).blocked_autorange(min_run_time=0.2)
-    fused_m = benchmark.Timer("fused(x, y)", globals=dict(fused=fused, x=x, y=y)).blocked_autorange(min_run_time=0.2)
+    names = dict(hypot=hypot, fused=fused, x=x, y=y)
+    eager_m = benchmark.Timer("hypot(x, y)", globals=names).blocked_autorange(min_run_time=0.2)
+    fused_m = benchmark.Timer("fused(x, y)", globals=names).blocked_autorange(min_run_time=0.2)
     print(f"first call (compiles): {compile_s:.1f} s")
-    print(f"eager {eager_m.median * 1e3:.2f} ms, compiled {fused_m.median * 1e3:.2f} ms per call")
+    print(f"per call: eager {eager_m.median * 1e3:.2f} ms, "
+          f"compiled {fused_m.median * 1e3:.2f} ms")
 else:
     print("Skipped: set TENSORLENS_RUN_INDUCTOR=1 to compile with Inductor and time it.")
 ''', IGNORE)
@@ -404,12 +419,14 @@ increments. Run as written:
 """)
 
 code('''
+torch.manual_seed(0)            # ours: the printed error must not depend on the cells above
 tensor = torch.rand(10)         # torch.float32
 half_tensor = tensor.half()     # torch.float16
 print(tensor.dtype, measure.storage_bytes(tensor), "bytes ->",
       half_tensor.dtype, measure.storage_bytes(half_tensor), "bytes")
 assert measure.storage_bytes(half_tensor) * 2 == measure.storage_bytes(tensor)
 
+assert tensor.min() >= 2 ** -14     # all in float16's normal range, where the bound below holds
 relative_error = ((half_tensor.float() - tensor).abs() / tensor).max().item()
 print(f"largest relative rounding error: {relative_error:.2e} "
       f"(float16 keeps 11 significant bits: at most {2 ** -11:.2e})")
@@ -442,7 +459,8 @@ The current spelling is `untyped_storage()`; `tensorlens.measure.shares_storage`
 code('''
 assert measure.shares_storage(expanded, base) and not measure.shares_storage(repeated, base)
 print(f"base     {measure.storage_bytes(base):>12,} bytes")
-print(f"expanded {measure.storage_bytes(expanded):>12,} bytes  (shape {tuple(expanded.shape)}, stride {expanded.stride()})")
+print(f"expanded {measure.storage_bytes(expanded):>12,} bytes  "
+      f"(shape {tuple(expanded.shape)}, stride {expanded.stride()})")
 print(f"repeated {measure.storage_bytes(repeated):>12,} bytes")
 assert measure.storage_bytes(expanded) == measure.storage_bytes(base)
 assert measure.storage_bytes(repeated) == 32 * measure.storage_bytes(base)
@@ -450,8 +468,9 @@ assert measure.storage_bytes(repeated) == 32 * measure.storage_bytes(base)
 
 md("""
 `expand` only writes new sizes and strides (stride 0 along the batch), so its cost does not depend
-on the batch size; `repeat` copies the image once per batch element, so its memory and its time grow
-with it. Bytes first (deterministic), then time:
+on the batch size; `repeat` copies the image once per batch element, so its memory grows in exact
+proportion to the batch and its time grows with it too. Bytes first (deterministic), then time
+(on a busy machine a single point can be off, so read the trend, not each number):
 """)
 
 code('''
@@ -484,7 +503,8 @@ augmented = original + noise
 
 assert torch.equal(augmented, original + noise_values)      # broadcasting does the same
 print(f"noise (expanded)  {measure.storage_bytes(noise):>10,} bytes")
-print(f"augmented result  {measure.storage_bytes(augmented):>10,} bytes  shape {tuple(augmented.shape)}")
+print(f"augmented result  {measure.storage_bytes(augmented):>10,} bytes  "
+      f"shape {tuple(augmented.shape)}")
 assert measure.storage_bytes(augmented) == augmented.numel() * augmented.element_size()
 ''')
 
@@ -515,26 +535,27 @@ for label, stmt in [("x.contiguous()", "x.contiguous()"),
                     ("x.t().contiguous()", "x.t().contiguous()"),
                     ("x.sum(dim=1)", "x.sum(dim=1)"),
                     ("x.t().sum(dim=1)", "x.t().sum(dim=1)")]:
-    t = benchmark.Timer(stmt=stmt, globals={"x": x}, label="1024 x 1024 floats", sub_label=label,
-                        description="time")
+    t = benchmark.Timer(stmt=stmt, globals={"x": x}, label="1024 x 1024 floats",
+                        sub_label=label, description="time")
     results.append(t.blocked_autorange(min_run_time=0.05))
 benchmark.Compare(results).print()
 ''', IGNORE)
 
 md("""
-The copy of 4 MB takes milliseconds; a no-op `contiguous()` takes about a microsecond or less. The
-reductions show the other side: summing along rows of the transposed tensor reads memory with a
-stride of 1,024 floats instead of 1, and is usually slower than the same sum on the contiguous
-layout. Which is cheaper overall depends on how often the tensor is read: copy once with
-`contiguous()` if you will read it in the "wrong" direction many times; skip the copy for a single
-pass.
+Compare the first two rows: the no-op `contiguous()` only checks the layout and returns the same
+object, while the transposed one moves 4 MB through memory, which costs orders of magnitude more.
+The last two rows show the other side. Each row of `x.t()` is a column of `x`, its elements 1,024
+floats apart in memory; torch's reduction kernels reorder their loops to soften that, so how much
+the strided sum loses varies with the machine and the operation. Which layout is cheaper overall
+depends on how often the tensor is read: copy once with `contiguous()` if you will read it in the
+"wrong" direction many times; skip the copy for a single pass.
 
 ### Channels-last is a stride story
 
 Image tensors are indexed `(N, C, H, W)`: batch, channel, height, width. By default the last
 index, `W`, varies fastest in memory. *Channels-last* keeps the same shape and the same indexing
-but stores the `C` values of one pixel next to each other, as the memory-layout chapter
-([`03-memory-layout`](03-memory-layout.ipynb)) would put it: only the strides change.
+but stores the `C` values of one pixel next to each other. In the terms of
+[chapter 3](03-memory-layout.ipynb): only the strides change.
 """)
 
 code('''
@@ -548,7 +569,8 @@ assert x.stride() == (60, 20, 5, 1)
 assert cl.stride() == (60, 1, 15, 3)
 assert torch.equal(x, cl)                       # same values at the same indices
 assert not cl.is_contiguous() and cl.is_contiguous(memory_format=torch.channels_last)
-assert measure.storage_bytes(cl) == measure.storage_bytes(x) and not measure.shares_storage(cl, x)
+assert measure.storage_bytes(cl) == measure.storage_bytes(x)    # same bytes...
+assert not measure.shares_storage(cl, x)                         # ...in a new order: a copy
 ''')
 
 md("""
@@ -572,7 +594,8 @@ both the input and the module, check that the results agree, then time them:
 code('''
 torch.manual_seed(0)
 conv = torch.nn.Conv2d(16, 16, kernel_size=3, padding=1)
-conv_cl = torch.nn.Conv2d(16, 16, kernel_size=3, padding=1).to(memory_format=torch.channels_last)
+conv_cl = torch.nn.Conv2d(16, 16, kernel_size=3, padding=1)
+conv_cl = conv_cl.to(memory_format=torch.channels_last)
 conv_cl.load_state_dict(conv.state_dict())
 images = torch.randn(4, 16, 32, 32)
 images_cl = images.contiguous(memory_format=torch.channels_last)
@@ -602,7 +625,7 @@ md("""
 | loop `result[i] = a[i] + b[i]` vs `result = a + b` | right advice, identical values; the gap grows with the size (measured) |
 | `@torch.jit.script` on `fast_function` | still runs, with a `DeprecationWarning`: use `torch.compile` |
 | "the first call compiles, later calls are faster" | the first-call cost is real (measured); any speed-up comes from the backend (Inductor, opt-in here) |
-| `tensor.half()` "halves memory, negligible loss" | bytes halve exactly; each value is rounded (relative error up to 2^-11): measure before calling it negligible |
+| `tensor.half()` "halves memory, negligible loss" | bytes halve exactly; each value is rounded (relative error up to 2^-11 in float16's normal range): measure before calling it negligible |
 | preallocate with `torch.empty`, use `add_(1)` | no new allocation (asserted); the time saved depends on size and allocator (measured) |
 | `expand` vs `repeat` via `storage().data_ptr()` | right booleans, deprecated call: use `untyped_storage()`; 602,112 vs 19,267,584 bytes |
 | noise `expand`ed before adding | right result; saves only the copy of the noise, and plain broadcasting does the same |
@@ -640,9 +663,9 @@ tl.Quiz([
     {"question": "On a tensor of 1,000 floats, which is guaranteed to be faster: `x.add_(1)` or "
                  "`x = x + 1`?",
      "choices": ["`x.add_(1)`", "`x = x + 1`", "neither is guaranteed: measure it"], "answer": 2,
-     "explain": "At this size the fixed cost of a call dominates and allocation is cheap; the "
-                "measurement in this chapter shows them close. In-place wins clearly only when "
-                "allocating the result is expensive."},
+     "explain": "At this size the fixed cost of a call dominates and allocating 4 KB is cheap, "
+                "so the difference is small and depends on the machine and its load. In-place "
+                "wins clearly only when allocating the result is expensive."},
 ], title="Performance: predict the result")
 ''')
 
@@ -650,8 +673,8 @@ md("""
 ### Exercises
 
 **1. A moving average in one call.** Write `moving_average(x, k)` that returns the averages of
-every window of `k` consecutive elements of the 1-D float tensor `x`: `out[i] = x[i:i + k].mean()`,
-`len(x) - k + 1` of them. No Python loops.
+every window of `k` consecutive elements of the 1-D float tensor `x` (`1 <= k <= len(x)`):
+`out[i] = x[i:i + k].mean()`, `len(x) - k + 1` of them, with the dtype of `x`. No Python loops.
 """)
 
 code('''
@@ -664,8 +687,8 @@ code('tl.check("performance.moving_average", moving_average)')
 
 md("""
 **2. Write into a preallocated buffer.** Write `add_into(a, b, out)` that stores `a + b` in the
-existing tensor `out` (same shape as `a` and `b`) and returns `out` itself, without allocating a new
-result tensor.
+existing tensor `out` (same shape and dtype as `a` and `b`, any strides, stale values) and returns
+`out` itself, without allocating a new result tensor.
 """)
 
 code('''
@@ -699,14 +722,15 @@ md("""
 - A Python loop over elements pays the cost of a torch call per element; one tensor operation pays
   it once. The speed-up grows with the size, so vectorize the loops that run over data.
 - `add_`, `out=` and preallocated buffers avoid allocating results; whether that saves time depends
-  on size and allocator, so measure it. In-place writes are refused where they would break
+  on size and allocator, so measure it. Torch refuses in-place writes where they would break
   autograd or an expanded tensor.
 - `torch.jit.script` is deprecated; `torch.compile` captures graphs (watch for graph breaks and
   recompiles), and its default backend fuses element-wise chains to cut memory traffic.
 - `half()` halves the bytes exactly and rounds every value (relative error up to 2^-11); whether
   that is negligible is a measurement, not a given (chapter 8).
-- `expand` costs nothing and allocates nothing; `repeat` copies. `contiguous()` is free on a
-  contiguous tensor and a full copy otherwise. Channels-last changes strides, not shapes.
+- `expand` allocates nothing and its cost does not grow with the size; `repeat` copies.
+  `contiguous()` is free on a contiguous tensor and a full copy otherwise. Channels-last changes
+  strides, not shapes.
 """)
 
 

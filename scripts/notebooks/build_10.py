@@ -47,6 +47,7 @@ code('''
 import dataclasses
 import json
 import pathlib
+import pickle
 import tempfile
 import zipfile
 from unittest import mock
@@ -95,19 +96,23 @@ torch.save(state, root / "model_state.pt")
 
 # load
 loaded = torch.load(root / "tensor.pt")
-state = torch.load(root / "model_state.pt", map_location="cpu")  # force the storages to the CPU
+state = torch.load(root / "model_state.pt", map_location="cpu")  # storages to the CPU
 
 assert torch.equal(loaded, tensor)
 assert state["config"] == model_config
 assert all(torch.equal(state["weights"][k], v) for k, v in model.state_dict().items())
 print(sorted(state["weights"]), state["config"])
+# the dict needs nothing outside weights_only's allowlist (see below)
+assert torch.serialization.get_unsafe_globals_in_checkpoint(root / "model_state.pt") == []
 ''')
 
 md("""
 The snippet runs as written on this version of PyTorch, and it is safe, for a reason the article
-predates: since PyTorch 2.6, `torch.load` defaults to `weights_only=True`, which refuses to run
-anything but a small set of known constructors while unpickling (section "weights_only" below).
-Everything in this file (tensors, an `OrderedDict`, strings, ints, bools) is on that list.
+does not mention: since PyTorch 2.6, `torch.load` defaults to `weights_only=True`, which refuses
+to run anything but a small set of known constructors while unpickling (section "weights_only"
+below).
+Everything in these files (tensors, an `OrderedDict`, strings, ints, bools) is on that list, as
+the last line of the cell checks.
 
 What is in a `.pt` file? It is a zip archive: a pickle (`data.pkl`) describing the Python objects,
 and one raw file per storage under `data/`.
@@ -132,13 +137,14 @@ million-element tensor and the whole million comes along:
 
 code('''
 big = torch.arange(1_000_000, dtype=torch.float32)
-first_ten = big[:10]                                 # a view: 10 elements, 4,000,000-byte storage
+first_ten = big[:10]                     # a view: 10 elements on a 4,000,000-byte storage
 print("storage behind the view:", f"{measure.storage_bytes(first_ten):,}", "bytes")
 
 torch.save(first_ten, root / "view.pt")
 torch.save(first_ten.clone(), root / "clone.pt")     # a fresh storage of exactly 10 floats
 for name in ["view.pt", "clone.pt"]:
-    print(f"{name:<9} {file_size(name):>9,} bytes on disk, {storage_bytes_in(name):>9,} of them storage")
+    print(f"{name:<9} {file_size(name):>9,} bytes on disk, "
+          f"{storage_bytes_in(name):>9,} of them storage")
 assert storage_bytes_in("view.pt") == 4_000_000 and storage_bytes_in("clone.pt") == 40
 ''')
 
@@ -181,6 +187,7 @@ back = torch.load(root / "pair.pt")
 assert measure.shares_storage(back["full"], back["head"])
 back["head"][0] = -1.0
 print("back['full'][0] after writing back['head'][0]:", back["full"][0].item())
+assert back["full"][0].item() == -1.0
 ''')
 
 md("""
@@ -246,10 +253,10 @@ weights_only_model.load_state_dict(checkpoint["model"])
 for epoch in range(checkpoint["epoch"], 5):
     train_epoch(weights_only_model, fresh_optimizer)
 
-gap = max((weights_only_model.state_dict()[k] - v).abs().max().item() for k, v in uninterrupted.items())
-print("identical without the optimizer state:",
-      all(torch.equal(weights_only_model.state_dict()[k], v) for k, v in uninterrupted.items()))
-assert gap > 0
+identical = all(torch.equal(weights_only_model.state_dict()[k], v)
+                for k, v in uninterrupted.items())
+print("identical without the optimizer state:", identical)
+assert not identical
 ''')
 
 md("""
@@ -293,8 +300,8 @@ torch.load(root / "from_gpu.pt")
 
 md("""
 On a machine without CUDA the plain load is refused with that message; on a machine with a GPU it
-would succeed and put the tensor on the GPU. `map_location` rewrites the locations while loading. It takes a device, a string, a dict
-from saved location to new location, or a function:
+would succeed and put the tensor on the GPU. `map_location` rewrites the locations while loading.
+It takes a device, a string, a dict from saved location to new location, or a function:
 """)
 
 code('''
@@ -306,8 +313,8 @@ for where in ["cpu", torch.device("cpu"), {"cuda:0": "cpu"}, lambda storage, loc
 
 md("""
 For modules, `model.load_state_dict(torch.load(path, map_location="cpu"))` loads the tensors to
-the CPU first, then copies them into the model's parameters wherever those live. Chapter 8
-(`08-devices-and-precision`) covers devices in general.
+the CPU first, then copies them into the model's parameters wherever those live.
+[Chapter 8](08-devices-and-precision.ipynb) covers devices in general.
 
 ## `weights_only`: a pickle can run code
 
@@ -321,13 +328,15 @@ code('''
 marker = root / "written-by-the-pickle.txt"
 
 class Payload:
-    """Loading a pickle of this object calls Path.write_text: a stand-in for any code at all."""
+    """Loading a pickle of this calls Path.write_text: a stand-in for any code at all."""
     def __reduce__(self):
-        return (pathlib.Path.write_text, (marker, "this file was written by loading a checkpoint"))
+        message = "this file was written by loading a checkpoint"
+        return (pathlib.Path.write_text, (marker, message))
 
 torch.save({"weights": torch.ones(3), "extra": Payload()}, root / "untrusted.pt")
 print("marker exists after saving:", marker.exists())
-print("globals the file needs:", sorted(torch.serialization.get_unsafe_globals_in_checkpoint(root / "untrusted.pt")))
+unsafe = torch.serialization.get_unsafe_globals_in_checkpoint(root / "untrusted.pt")
+print("globals the file needs:", sorted(unsafe))
 ''')
 
 md("""
@@ -393,7 +402,8 @@ class TrainConfig:
     lr: float
     epochs: int
 
-torch.save({"config": TrainConfig(lr=0.05, epochs=5), "model": model.state_dict()}, root / "with_config.pt")
+torch.save({"config": TrainConfig(lr=0.05, epochs=5), "model": model.state_dict()},
+           root / "with_config.pt")
 print(torch.serialization.get_unsafe_globals_in_checkpoint(root / "with_config.pt"))
 ''')
 
@@ -404,7 +414,8 @@ torch.load(root / "with_config.pt")
 md("""
 If you trust the class, allow it. The context manager `torch.serialization.safe_globals` allows it
 for one block; `torch.serialization.add_safe_globals` allows it for the rest of the process. Only
-the listed class is allowed: anything else in the file is still refused.
+the listed class is allowed: every other global is still refused, as the last lines show with the
+malicious file from above.
 """)
 
 code('''
@@ -416,6 +427,15 @@ assert restored["config"] == TrainConfig(lr=0.05, epochs=5)
 torch.serialization.add_safe_globals([TrainConfig])      # from now on, for this process
 assert torch.load(root / "with_config.pt")["config"].epochs == 5
 torch.serialization.clear_safe_globals()                 # undo, to keep the chapter tidy
+
+with torch.serialization.safe_globals([TrainConfig]):    # allowing one class allows no other
+    try:
+        torch.load(root / "untrusted.pt")
+        refused = False
+    except pickle.UnpicklingError:
+        refused = True
+print("untrusted.pt still refused with TrainConfig allowed:", refused)
+assert refused
 ''')
 
 md("""
@@ -438,8 +458,12 @@ assert all(torch.equal(back[k], v) for k, v in weights.items())
 
 raw = (root / "weights.safetensors").read_bytes()
 header_length = int.from_bytes(raw[:8], "little")
-print(json.dumps(json.loads(raw[8:8 + header_length]), indent=1, sort_keys=True))
-print("file size:", len(raw), "=", 8, "+", header_length, "+", len(raw) - 8 - header_length, "bytes of data")
+header = json.loads(raw[8:8 + header_length])
+for name, entry in sorted(header.items()):
+    print(f"{name:<13}", json.dumps(entry, sort_keys=True))
+data_length = len(raw) - 8 - header_length
+print(f"file size: {len(raw)} = 8 + {header_length} (header) + {data_length} (data) bytes")
+assert data_length == (6 + 2) * 4
 ''')
 
 md("""
@@ -450,8 +474,10 @@ of data here:
 
 code('''
 save_file({"first_ten": first_ten}, root / "view.safetensors")
-print("view.safetensors", file_size("view.safetensors"), "bytes")
-assert file_size("view.safetensors") < 200
+raw = (root / "view.safetensors").read_bytes()
+data_length = len(raw) - 8 - int.from_bytes(raw[:8], "little")
+print(f"view.safetensors: {len(raw)} bytes, {data_length} of them data")
+assert data_length == 10 * 4
 ''')
 
 md("""
@@ -484,7 +510,8 @@ class TiedModel(nn.Module):
 
 torch.manual_seed(0)
 tied = TiedModel()
-assert measure.shares_storage(tied.state_dict()["embed.weight"], tied.state_dict()["decode.weight"])
+tied_state = tied.state_dict()
+assert measure.shares_storage(tied_state["embed.weight"], tied_state["decode.weight"])
 ''')
 
 code('''
