@@ -3,7 +3,33 @@
 Run: .venv/bin/python scripts/notebooks/build_03.py && make execute (or jupyter execute --inplace).
 """
 
+import torch
+
 from nbbuild import code, md, write
+
+
+def _check_quiz():
+    """The quiz's answers below are what torch computes (so the book never teaches a wrong one)."""
+    a = torch.zeros(2, 3, 4)
+    assert a.stride() == (12, 4, 1) and a.transpose(0, 2).stride() == (1, 4, 12)
+    assert torch.arange(10)[2::3].storage_offset() == 2
+    x = torch.arange(12).view(3, 4)
+    choices = [x.t(), x[:, ::2], x[[0, 1]], x.unsqueeze(1)]
+    shared = [c.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() for c in choices]
+    assert shared == [True, True, False, True]
+    c = x.t()
+    raised = []
+    for call in (lambda: c.reshape(12), lambda: c.view(12), lambda: c.contiguous().view(12),
+                 lambda: c.view(4, 3, 1)):
+        try:
+            call()
+            raised.append(False)
+        except RuntimeError:
+            raised.append(True)
+    assert raised == [False, True, False, False]
+
+
+_check_quiz()
 
 cells = [
     md("""
@@ -20,7 +46,8 @@ cells = [
     - tell whether an operation returns a *view* (shared storage) or a *copy*, and prove it in code;
     - explain what `is_contiguous()` means, when `view` works on a non-contiguous tensor, and what
       `reshape` and `contiguous()` do instead;
-    - recognise stride 0 and overlapping windows, and why writing into them is refused.
+    - recognise stride 0 and overlapping windows, and why writing into them in place is refused or,
+      worse, silently wrong.
     """),
     md("""
     ## Storage, shape, stride, offset
@@ -34,7 +61,8 @@ cells = [
     print("shape  ", tuple(x.shape))
     print("stride ", x.stride())
     print("offset ", x.storage_offset())
-    print("storage bytes", x.untyped_storage().nbytes(), "=", x.numel(), "elements x", x.element_size(), "bytes")
+    print("storage bytes", x.untyped_storage().nbytes(), "=",
+          x.numel(), "elements x", x.element_size(), "bytes")
     """),
     md("""
     The stride says how many storage elements to skip to move one step along a dimension: one step
@@ -61,7 +89,7 @@ cells = [
     """),
     md("""
     `tensorlens.View` is a pure model of the same bookkeeping, with torch's own operation names.
-    It agrees with torch (the test suite checks it on thousands of random chains of operations),
+    It agrees with torch (the test suite checks it on hundreds of random chains of operations),
     so you can reason about layouts without allocating anything:
     """),
     code("""
@@ -99,7 +127,8 @@ cells = [
     }
     for name, v in views.items():
         assert shares_storage(v, x), name
-        print(f"{name:20} shape={str(tuple(v.shape)):9} stride={str(v.stride()):8} offset={v.storage_offset()}")
+        shape, stride = str(tuple(v.shape)), str(v.stride())
+        print(f"{name:20} shape={shape:9} stride={stride:8} offset={v.storage_offset()}")
     """),
     md("""
     Every one of them reads the original storage; only shape, stride and offset differ. Writing
@@ -139,7 +168,8 @@ cells = [
     print(corner)
     print("stride", corner.stride(), "offset", corner.storage_offset())
     assert corner.storage_offset() == 1 * 4 + 2 * 1
-    assert corner.data_ptr() == x.untyped_storage().data_ptr() + corner.storage_offset() * x.element_size()
+    start = x.untyped_storage().data_ptr()          # where the storage begins
+    assert corner.data_ptr() == start + corner.storage_offset() * x.element_size()
     tl.StrideExplorer(corner, label="x[1:, 2:]")
     """),
     md("""
@@ -163,7 +193,7 @@ cells = [
     code("""
     xt = x.t()
     print("x.t() stride", xt.stride(), "contiguous:", xt.is_contiguous())
-    print("expected contiguous strides for shape", tuple(xt.shape), "->", torch.empty(xt.shape).stride())
+    print("a contiguous", tuple(xt.shape), "tensor has strides", torch.empty(xt.shape).stride())
     assert not xt.is_contiguous() and x.is_contiguous()
     """),
     md("""
@@ -196,7 +226,8 @@ cells = [
     code("""
     wide = torch.arange(24).view(4, 6)
     left = wide[:, :4]
-    print("left: shape", tuple(left.shape), "stride", left.stride(), "contiguous:", left.is_contiguous())
+    print("left: shape", tuple(left.shape), "stride", left.stride(),
+          "contiguous:", left.is_contiguous())
     split = left.view(4, 2, 2)
     assert shares_storage(split, wide)
     print("left.view(4, 2, 2) works: stride", split.stride())
@@ -220,9 +251,12 @@ cells = [
     md("""
     ### Checking the source article
 
-    The tensor-API article that this book grew from shows these shape operations on a
-    `torch.rand(4, 3, 2)` and adds that `view` needs contiguous memory and errors otherwise, "so to be
-    safe call `contiguous()` first". Run as written:
+    The tensor-API article that this book grew from lists these shape operations on a
+    `torch.rand(4, 3, 2)`, with a comment on each: `view` changes the shape (the element count must
+    stay the same), `transpose(1, 2)` swaps dims 1 and 2, `squeeze()` removes every size-1 dim,
+    `unsqueeze(0)` adds a dim in front. It then says that `view` and `reshape` are alike, except
+    that `view` needs contiguous memory and raises otherwise, so to be safe you can call
+    `contiguous()` first. Run as written:
     """),
     code("""
     tensor = torch.rand(4, 3, 2)
@@ -230,44 +264,70 @@ cells = [
     transposed = tensor.transpose(1, 2)
     squeezed = tensor.squeeze()
     unsqueezed = tensor.unsqueeze(0)
-    for name, t in [("reshaped", reshaped), ("transposed", transposed), ("squeezed", squeezed), ("unsqueezed", unsqueezed)]:
+    results = {"reshaped": reshaped, "transposed": transposed,
+               "squeezed": squeezed, "unsqueezed": unsqueezed}
+    for name, t in results.items():
         print(f"{name:11} {str(tuple(t.shape)):13} stride={t.stride()}")
     """),
     md("""
-    Verdict, point by point:
+    Verdict on the four comments: **all right**, and all four results are views of `tensor`.
 
-    - `squeeze()` removes *all* size-1 dimensions; this tensor has none, so `squeezed` has the same
-      shape. Prefer `squeeze(dim)`, which says which dimension you expect to be 1.
-    - `view(2, 3, 4)` on a `(4, 3, 2)` tensor is **not** a transpose: it re-reads the same storage in
-      a new shape. If you wanted the axes reordered you needed `permute(2, 1, 0)`, and the values differ:
+    - `view(2, 3, 4)` keeps the 24 elements and re-reads the same storage in the new shape. It
+      does not move any axis: `permute(2, 1, 0)` has the same shape and different values.
+    - `transpose(1, 2)` swaps the sizes and the strides of dims 1 and 2; no data moves.
+    - `squeeze()` would remove every size-1 dim, but this tensor has none, so nothing changes.
+      Prefer `squeeze(dim)`, which says which dim you expect to be 1.
+    - `unsqueeze(0)` puts a size-1 dim in front.
     """),
     code("""
-    assert reshaped.shape == tensor.permute(2, 1, 0).shape
-    print("view(2, 3, 4) == permute(2, 1, 0):", torch.equal(reshaped, tensor.permute(2, 1, 0)))
+    assert all(shares_storage(t, tensor) for t in results.values())
+    assert transposed.shape == (4, 2, 3) and transposed.stride() == (6, 1, 2)
+    assert squeezed.shape == tensor.shape and unsqueezed.shape == (1, 4, 3, 2)
+    print("view(2, 3, 4) equals permute(2, 1, 0):", torch.equal(reshaped, tensor.permute(2, 1, 0)))
     assert not torch.equal(reshaped, tensor.permute(2, 1, 0))
     """),
     md("""
-    - "`view` errors unless contiguous" is half true: we saw above that `view` works on some
-      non-contiguous tensors. And "call `contiguous()` first to be safe" means *always paying for a
-      copy* of a non-contiguous tensor, silently detaching the result from the original, which is
-      exactly what `reshape` already does, but only when needed:
+    The caution about `view` is **half right**. Flattening the last two dims of `transposed`
+    does raise:
     """),
     code("""
-    safe = transposed.contiguous().view(4, 6)
-    print("contiguous().view shares storage with the original:", shares_storage(safe, tensor))
-    print("reshape gives the same values:", torch.equal(safe, transposed.reshape(4, 6)))
-    assert not shares_storage(safe, tensor) and torch.equal(safe, transposed.reshape(4, 6))
+    transposed.view(4, 6)
+    """, "raises-exception"),
+    md("""
+    But "contiguous or error" is not the rule: we saw `left.view(4, 2, 2)` succeed on a
+    non-contiguous tensor. And the advice to call `contiguous()` first works, by **always copying**
+    a non-contiguous tensor, even when a view was possible; the result no longer shares memory
+    with the original. `reshape` copies only when it has to:
+    """),
+    code("""
+    safe = transposed.contiguous().view(4, 6)      # the article's advice: a copy
+    assert torch.equal(safe, transposed.reshape(4, 6)) and not shares_storage(safe, tensor)
+    # on `left` from above a view exists, yet contiguous() still copies; reshape does not
+    print("left.contiguous().view(4, 2, 2) shares storage:",
+          shares_storage(left.contiguous().view(4, 2, 2), left))
+    print("left.reshape(4, 2, 2) shares storage:          ",
+          shares_storage(left.reshape(4, 2, 2), left))
+    assert shares_storage(left.reshape(4, 2, 2), left)
+    assert not shares_storage(left.contiguous().view(4, 2, 2), left)
     """),
     md("""
     The `expand`/`repeat` article checks "view or copy?" with `tensor.storage().data_ptr()`.
-    Written that way on current PyTorch, it still works but warns that `TypedStorage` is deprecated:
+    Written that way on current PyTorch, it still works but warns that `TypedStorage` is deprecated
+    (the article's lines are unchanged below; the `with` block only collects the warning so it can
+    be printed readably):
     """),
     code("""
-    base = torch.randn(1, 3, 224, 224)
-    expanded = base.expand(32, -1, -1, -1)
-    print(expanded.storage().data_ptr() == base.storage().data_ptr())
-    repeated = base.repeat(32, 1, 1, 1)
-    print(repeated.storage().data_ptr() == base.storage().data_ptr())
+    import textwrap
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        base = torch.randn(1, 3, 224, 224)
+        expanded = base.expand(32, -1, -1, -1)
+        print(expanded.storage().data_ptr() == base.storage().data_ptr())
+        repeated = base.repeat(32, 1, 1, 1)
+        print(repeated.storage().data_ptr() == base.storage().data_ptr())
+    print(textwrap.fill(f"{caught[0].category.__name__}: {caught[0].message}", 90))
     """),
     md("""
     The conclusions are right (`expand` is a view, `repeat` a copy); the current spelling is
@@ -276,7 +336,8 @@ cells = [
     code("""
     assert shares_storage(expanded, base) and not shares_storage(repeated, base)
     for name, t in [("base", base), ("expanded", expanded), ("repeated", repeated)]:
-        print(f"{name:9} shape={str(tuple(t.shape)):17} storage={t.untyped_storage().nbytes():>10,} bytes")
+        nbytes = t.untyped_storage().nbytes()
+        print(f"{name:9} shape={str(tuple(t.shape)):17} storage={nbytes:>10,} bytes")
     assert expanded.untyped_storage().nbytes() == base.untyped_storage().nbytes()
     assert repeated.untyped_storage().nbytes() == 32 * base.untyped_storage().nbytes()
     """),
@@ -298,7 +359,8 @@ cells = [
     code("""
     row = torch.tensor([10, 20, 30, 40])
     tiled = row.expand(3, 4)
-    print("stride", tiled.stride(), "storage elements", tiled.untyped_storage().nbytes() // tiled.element_size())
+    print("stride", tiled.stride(),
+          "storage elements", tiled.untyped_storage().nbytes() // tiled.element_size())
     print("overlap (model):", tl.View.of(tiled).has_overlap())
     assert tiled.stride() == (0, 1) and shares_storage(tiled, row)
     tl.StrideExplorer(tiled, label="row.expand(3, 4)")
@@ -316,22 +378,49 @@ cells = [
     tl.StrideExplorer(windows, label="signal.unfold(0, 4, 2)")
     """),
     md("""
-    Because several elements share one memory cell, PyTorch refuses to write into such a tensor in
-    place: the result would depend on the order of the writes.
+    When several elements share one memory cell, an in-place write has no single right answer:
+    one cell would have to hold several results. For stride 0 PyTorch sees this cheaply and
+    refuses:
     """),
     code("""
     tiled.add_(1)
     """, "raises-exception"),
     md("""
+    Other overlapping views, such as the `unfold` windows, are **not** detected, and the write goes
+    through. Here each shared cell was updated once for
+    every window that reads it: the middle cells got +2, not +1, and no error or warning said so.
+    """),
+    code("""
+    signal_copy = signal.clone()
+    signal_copy.unfold(0, 4, 2).add_(1)        # no error
+    print(signal_copy)
+    readers = torch.tensor([1, 1, 2, 2, 2, 2, 2, 2, 1, 1])   # windows reading each cell
+    assert torch.equal(signal_copy, signal + readers)
+    """),
+    md("""
+    So never write in place into an overlapping view; `clone()` it first, or compute out of place.
+    """),
+    md("""
     `as_strided` is the general tool behind all of these: you give the shape, strides and offset
-    yourself. Nothing checks that they make sense for your data, so prefer the named operations
-    (`unfold`, `expand`, `diagonal`) and check an `as_strided` view against one of them:
+    yourself. PyTorch checks only that the view stays inside the storage, not that it means what
+    you intended, so prefer the named operations (`unfold`, `expand`, `diagonal`) and check an
+    `as_strided` view against one of them:
     """),
     code("""
     by_hand = signal.as_strided(size=(4, 4), stride=(2, 1))
     assert torch.equal(by_hand, windows) and shares_storage(by_hand, signal)
     print(tl.View((10,)).as_strided((4, 4), (2, 1)) == tl.View.of(windows))
+    swapped = signal.as_strided(size=(4, 4), stride=(1, 2))   # a typo: accepted, but not windows
+    assert not torch.equal(swapped, windows)
     """),
+    md("""
+    The one thing checked is the storage bound: strides `(3, 1)` would reach position
+    3·3 + 3·1 = 12, past the end of a 10-element storage (torch's message counts in bytes:
+    13 elements of 4 bytes needed, 40 bytes there).
+    """),
+    code("""
+    signal.as_strided(size=(4, 4), stride=(3, 1))
+    """, "raises-exception"),
     md("""
     ## Check yourself
 
@@ -348,7 +437,7 @@ cells = [
         {"question": "`b = torch.arange(10)[2::3]`. What is `b.storage_offset()`?",
          "answer": "2",
          "explain": "The slice starts at element 2; the step becomes the stride (3)."},
-        {"question": "Which of these returns a copy?",
+        {"question": "With `x = torch.arange(12).view(3, 4)`, which of these returns a copy?",
          "choices": ["x.t()", "x[:, ::2]", "x[[0, 1]]", "x.unsqueeze(1)"],
          "answer": 2,
          "explain": "Indexing with a list (advanced indexing) gathers elements into new storage."},
@@ -388,7 +477,20 @@ cells = [
     tl.check("memory_layout.sliding_windows", sliding_windows)
     """),
     md("""
-    **3. Where does an element live?** Write `storage_position(x, index)` that returns, as an `int`,
+    **3. A column, for free.** Write `as_column(x)` that turns the 1-D tensor `x` of length `n`
+    into a column of shape `(n, 1)`, so that `matrix - as_column(x)` subtracts `x[i]` from row `i`
+    (chapter 4 explains why the column shape matters). It must be a view of `x`.
+    """),
+    code('''
+    def as_column(x):
+        """x as an (n, 1) column that shares x's storage."""
+        return x[:, None]
+    ''', "solution", "hide-input"),
+    code("""
+    tl.check("memory_layout.as_column", as_column)
+    """),
+    md("""
+    **4. Where does an element live?** Write `storage_position(x, index)` that returns, as an `int`,
     the storage position of `x[index]` (one int per dimension; negative indices count from the end),
     computed from the offset and strides of `x`, without touching its storage.
     """),
@@ -414,7 +516,8 @@ cells = [
       `contiguous().view()` always copies a non-contiguous tensor.
     - A small view keeps its whole storage alive; `clone()` it to let the rest go.
     - Stride 0 (`expand`) and overlapping windows (`unfold`) let many elements share one cell: free in
-      memory, but in-place writes into them are refused.
+      memory, but never write into them in place. Stride 0 is refused; other overlaps are not
+      checked, and the write silently updates shared cells several times.
     """),
 ]
 

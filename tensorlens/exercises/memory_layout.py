@@ -100,8 +100,8 @@ def _column_solution(x):
     edge_cases=[torch.arange(3.), torch.tensor([5]), torch.zeros(0),
                 make_tensor([1, 2, 3], (3,), torch.float32, "sliced")],
     hint="Adding a dimension of size 1 only adds a stride: `x[:, None]`, `x.unsqueeze(1)` or "
-         "`x.view(-1, 1)` (the last needs a compatible layout). `x.reshape(n, 1)` never copies "
-         "here either, but `x.repeat` and `torch.stack` do.",
+         "`x.view(-1, 1)` (a view even of a strided slice: it only splits a dim). "
+         "`x.reshape(n, 1)` never copies here either, but `x.repeat` and `torch.stack` do.",
     rules=[rules.view_of("x")],
     solution=_column_solution,
 )
