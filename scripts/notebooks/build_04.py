@@ -198,8 +198,8 @@ cells = [
     col = torch.tensor([[0.1], [0.2], [0.3]])       # (3, 1)
     wide = torch.broadcast_to(col, (2, 3, 4))       # prepend a dim of 2, stretch 1 -> 4
     print(wide.shape, wide.stride())
-    assert wide.untyped_storage().data_ptr() == col.untyped_storage().data_ptr()   # a view
-    assert wide.stride(0) == 0 and wide.stride(2) == 0                             # the stretched dims
+    assert wide.untyped_storage().data_ptr() == col.untyped_storage().data_ptr()  # a view
+    assert wide.stride(0) == 0 and wide.stride(2) == 0       # the prepended and stretched dims
     print("storage bytes:", wide.untyped_storage().nbytes(), "for", wide.numel(), "elements of",
           wide.element_size(), "bytes")
     """),
@@ -212,8 +212,8 @@ cells = [
     """),
     md("""
     `torch.broadcast_tensors(*tensors)` stretches several tensors to their common shape at once;
-    each result is a view of its input. This is what an element-wise operation does internally
-    before it loops over the result.
+    each result is a view of its input. Adding the two stretched views gives exactly `a + b`:
+    this is the picture to keep in mind for any element-wise operation.
     """),
     code("""
     a_view, b_view = torch.broadcast_tensors(a, b)
@@ -250,7 +250,7 @@ cells = [
     print(tl.explain_broadcast(images.shape, bias.shape))
     out = images + bias
     assert torch.equal(out, images + bias.expand(N, C, H, W))
-    assert torch.equal(out[:, 1] - images[:, 1], torch.full((N, H, W), 200.))   # channel 1 got +200
+    assert torch.equal(out[:, 1] - images[:, 1], torch.full((N, H, W), 200.))  # channel 1: +200
     """),
     md("""
     A broadcast view is for reading. Writing into it would have to store several different values
@@ -264,8 +264,21 @@ cells = [
 
     Every element-wise operation with two or more tensor operands broadcasts: arithmetic (`+ - * /
     ** %`), comparisons (`< <= == != > >=`), logical and bitwise ops, `torch.maximum` /
-    `torch.minimum`, `torch.where`, and many more. A Python number is a 0-d operand.
-
+    `torch.minimum`, `torch.where`, and many more. A Python number is a 0-d operand. A few of them,
+    each given a `(2, 1)` and a `(3,)` operand:
+    """),
+    code("""
+    col2, row3 = torch.tensor([[1], [2]]), torch.tensor([0, 1, 2])     # (2, 1) and (3,)
+    results = {"col2 % (row3 + 1)": col2 % (row3 + 1),
+               "col2 & row3": col2 & row3,
+               "torch.maximum(col2, row3)": torch.maximum(col2, row3),
+               "torch.logical_and(col2, row3)": torch.logical_and(col2, row3)}
+    for name, r in results.items():
+        print(f"{name:30} -> {tuple(r.shape)}")
+        assert r.shape == (2, 3)
+    assert (col2 * 10).shape == (2, 1)     # the number acts as a 0-d operand: no new dims
+    """),
+    md("""
     **Comparisons** give a bool tensor of the broadcast shape. Comparing each row of `scores` with
     its own threshold needs the thresholds as a column:
     """),
@@ -341,15 +354,17 @@ cells = [
     """),
     md("""
     `torch.nn.functional.mse_loss` notices this particular case and warns, but still returns the
-    wrong value (most code paths do not warn at all):
+    wrong value. The loss computed by hand above gave no warning at all:
     """),
     code("""
+    import textwrap
     import warnings
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         loss = torch.nn.functional.mse_loss(pred, target)
     print(loss.item())
-    print(caught[0].category.__name__ + ":", caught[0].message)
+    print(textwrap.fill(f"{caught[0].category.__name__}: {caught[0].message}", 90))
     """),
     md("""
     **A reduction that drops a dim.** `x.mean(dim=1)` has shape `(n,)`, which lines up with the
@@ -379,8 +394,9 @@ cells = [
     """),
     code('''
     def mse(pred, target):
-        """Mean squared error; refuses operands whose shapes differ instead of broadcasting them."""
-        assert pred.shape == target.shape, f"pred {tuple(pred.shape)} vs target {tuple(target.shape)}"
+        """Mean squared error; refuses operands of different shapes instead of broadcasting."""
+        assert pred.shape == target.shape, (
+            f"pred {tuple(pred.shape)} vs target {tuple(target.shape)}")
         return ((pred - target) ** 2).mean()
 
     print(mse(pred.squeeze(1), target).item())
@@ -429,8 +445,8 @@ cells = [
     """),
     code("""
     v = torch.ones(4)
-    print(tuple((v @ torch.ones(2, 4, 5)).shape))    # (4,) -> (1, 4), batch (2,): (2, 1, 5) -> (2, 5)
-    print(tuple((torch.ones(2, 3, 4) @ v).shape))    # (4,) -> (4, 1): (2, 3, 1) -> (2, 3)
+    print(tuple((v @ torch.ones(2, 4, 5)).shape))   # (4,) -> (1, 4); (2, 1, 5) -> (2, 5)
+    print(tuple((torch.ones(2, 3, 4) @ v).shape))   # (4,) -> (4, 1); (2, 3, 1) -> (2, 3)
     """),
     md("""
     ## An article's "shape mismatch" fix, run as written
@@ -439,8 +455,8 @@ cells = [
     Its example, with the operator lost in extraction, is `a = torch.rand(3, 4)`, `b = torch.rand(4,
     5)`, `c = a ? b` "raises"; the suggested fix is `a = a.unsqueeze(1)` ("becomes (3,1,4)"),
     `b = b.unsqueeze(0)` ("becomes (1,4,5)"), after which `c = a ? b` "can now broadcast to
-    (3,4,5)". The missing operator is most likely `+` (an element-wise op, the one that raises).
-    Run as written with `+`:
+    (3,4,5)". The missing operator is most likely `+` or `*`: an element-wise operator, since the
+    comment says the first line raises (`*` behaves exactly like `+` here). Run as written with `+`:
     """),
     code("""
     # wrong example
