@@ -407,6 +407,12 @@ function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Widen an argument box to its text, so a default such as "2, 2, 3, 4" is never cut off. */
+function fitToText(input) {
+  const least = input.classList.contains("tl-arg-list") ? 8 : 2.6;
+  input.style.width = `${Math.max(least, input.value.length + 1)}ch`;
+}
+
 function chip(key, cls, title) {
   const value = h("code", { class: cls });
   return [h("span", { class: "tl-chip", title }, h("span", { class: "tl-k", text: key }), value), value];
@@ -452,6 +458,8 @@ function render({ model, el }) {
         spellcheck: "false", autocomplete: "off",
       });
       input.value = typeof dflt === "function" ? "" : dflt;
+      fitToText(input);
+      input.addEventListener("input", () => fitToText(input));
       input.addEventListener("keydown", (e) => {
         if (e.key === "Enter") apply(spec);
       });
@@ -599,7 +607,11 @@ function render({ model, el }) {
     root.dataset.ops = String(ops.length);
     for (const spec of OPS) {
       spec.args.forEach(([, dflt], i) => {
-        if (typeof dflt === "function") inputsOf.get(spec.op)[i].value = dflt(v);
+        if (typeof dflt === "function") {
+          const input = inputsOf.get(spec.op)[i];
+          input.value = dflt(v);
+          fitToText(input);
+        }
       });
     }
     if (n > cap || v.storageSize > cap) {
