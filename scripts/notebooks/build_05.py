@@ -236,6 +236,8 @@ claims = [
     ("000 §2", "[K, 1].expand_as([K, 256, 14, 14]) gives [K, 256, 14, 14]",
      "ones(10, 1).expand_as(ones(10, 256, 14, 14))", "works",
      "WRONG: shapes align from the right, so 10 meets 14"),
+    ("000 §4", "[3, 1, 1].expand(3, 4, -1) works",
+     "ones(3, 1, 1).expand(3, 4, -1)", "works", "RIGHT"),
     ("000 §4", "[3, 1, 1].expand(4, 3, -1) fails: dim 0 is not 1",
      "ones(3, 1, 1).expand(4, 3, -1)", "raises", "RIGHT"),
     ("002 §3", "expand_as takes weights [B, 1] to the loss's [B]",
