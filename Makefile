@@ -45,7 +45,7 @@ unit: setup
 
 notebooks: setup
 	$(PY) -m pytest -q -p no:cacheprovider --nbval notebooks \
-	    --nbval-sanitize-with tests/nbval_sanitize.cfg -n 2 --dist loadfile
+	    --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300 -n 2 --dist loadfile
 
 book-strict: book
 
