@@ -1,8 +1,8 @@
-"""Copy the widget JavaScript the static book serves into ``_extra/_static/vendor/``.
+"""Copy the JavaScript the static book serves into ``_extra/_static/vendor/``.
 
-The book must render its widgets offline, so require.js, ``@jupyter-widgets/html-manager``
-(with its font files) and anywidget's front end come from ``node_modules`` (installed by
-``npm ci`` from ``package-lock.json``), never from a CDN. ``_extra`` is Sphinx's
+The book must work offline, so require.js, ``@jupyter-widgets/html-manager`` (with its font
+files), anywidget's front end and MathJax come from ``node_modules`` (installed by ``npm ci`` from
+``package-lock.json``), never from a CDN. ``_extra`` is Sphinx's
 ``html_extra_path``: copied into the built book verbatim, and not scanned for pages.
 """
 
@@ -22,6 +22,9 @@ FILES = [
     (ROOT / "scripts" / "vendor" / "widgets-config.js", "widgets-config.js"),
 ]
 FONT_SUFFIXES = {".woff", ".woff2", ".ttf", ".eot", ".svg"}
+# MathJax's combined TeX/MathML/CHTML build loads its fonts and extensions from folders beside it.
+MATHJAX = MODULES / "mathjax" / "es5"
+MATHJAX_PARTS = ["tex-mml-chtml.js", "input", "output/chtml", "a11y", "sre", "ui", "adaptors"]
 
 
 def main() -> int:
@@ -38,7 +41,14 @@ def main() -> int:
     for font in fonts.iterdir():
         if font.suffix in FONT_SUFFIXES:
             shutil.copyfile(font, VENDOR / "html-manager" / font.name)
-    print(f"vendored widget JavaScript into {VENDOR.relative_to(ROOT)}")
+    for part in MATHJAX_PARTS:
+        source, destination = MATHJAX / part, VENDOR / "mathjax" / part
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, destination)
+        else:
+            shutil.copyfile(source, destination)
+    print(f"vendored widget JavaScript and MathJax into {VENDOR.relative_to(ROOT)}")
     return 0
 
 
