@@ -4,7 +4,8 @@ Contract: ``load_esm(name)`` returns the text of ``static/<name>`` with every li
 ``import {a, b as c} from "./other.js";`` replaced by the text of ``other.js`` (itself inlined
 the same way, each file at most once) plus ``const c = b;`` for renamed imports. The static book
 has no module server, so a widget's ``_esm`` cannot import anything; only relative named imports
-are allowed, and any other ``import`` raises ``ValueError``. ``load_css(name)`` reads a stylesheet.
+are allowed, and any other ``import`` raises ``ValueError``. ``load_css(*names)`` reads
+stylesheets and joins them (the widgets' shared ``frame.css`` first).
 """
 
 from __future__ import annotations
@@ -35,6 +36,6 @@ def load_esm(name: str, static_dir: Path = STATIC, _seen: set | None = None) -> 
     return bundled
 
 
-def load_css(name: str, static_dir: Path = STATIC) -> str:
-    """Return the text of the stylesheet ``static_dir/name``."""
-    return (Path(static_dir) / name).read_text(encoding="utf-8")
+def load_css(*names: str, static_dir: Path = STATIC) -> str:
+    """Return the text of the stylesheets ``static_dir/name``, one after the other."""
+    return "\n".join((Path(static_dir) / name).read_text(encoding="utf-8") for name in names)

@@ -156,7 +156,7 @@ class BroadcastExplorer(anywidget.AnyWidget):
     """
 
     _esm = load_esm("broadcast_explorer.js")
-    _css = load_css("broadcast_explorer.css")
+    _css = load_css("frame.css", "broadcast_explorer.css")
 
     operands = traitlets.List(traitlets.Dict()).tag(sync=True)
 

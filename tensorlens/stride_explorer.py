@@ -161,7 +161,7 @@ class StrideExplorer(anywidget.AnyWidget):
     """
 
     _esm = load_esm("stride_explorer.js")
-    _css = load_css("stride_explorer.css")
+    _css = load_css("frame.css", "stride_explorer.css")
 
     shape = traitlets.List(traitlets.Int(), help="size of each dim of the base view").tag(sync=True)
     stride = traitlets.List(traitlets.Int(), help="storage step of each dim").tag(sync=True)
