@@ -12,15 +12,8 @@ idiomatic version with an assert that proves it right.
 
 import nbbuild
 
-cells = []
-
-
-def md(text):
-    cells.append(nbbuild.md(text))
-
-
-def code(src, *tags):
-    cells.append(nbbuild.code(src, *tags))
+cells = nbbuild.Cells()
+md, code = cells.md, cells.code
 
 
 md(r"""

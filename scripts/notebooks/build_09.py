@@ -13,15 +13,8 @@ import nbbuild
 
 IGNORE = "nbval-ignore-output"
 
-cells = []
-
-
-def md(text):
-    cells.append(nbbuild.md(text))
-
-
-def code(source, *tags):
-    cells.append(nbbuild.code(source, *tags))
+cells = nbbuild.Cells()
+md, code = cells.md, cells.code
 
 
 md("""

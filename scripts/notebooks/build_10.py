@@ -14,15 +14,8 @@ import nbbuild
 
 RAISES = "raises-exception"
 
-cells = []
-
-
-def md(text):
-    cells.append(nbbuild.md(text))
-
-
-def code(source, *tags):
-    cells.append(nbbuild.code(source, *tags))
+cells = nbbuild.Cells()
+md, code = cells.md, cells.code
 
 
 md("""

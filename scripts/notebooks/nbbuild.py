@@ -37,6 +37,17 @@ def code(source: str, *tags: str):
     return cell
 
 
+class Cells(list):
+    """Cells collected top to bottom, for scripts that interleave them with other code:
+    ``cells = Cells(); md, code = cells.md, cells.code``."""
+
+    def md(self, text: str) -> None:
+        self.append(md(text))
+
+    def code(self, source: str, *tags: str) -> None:
+        self.append(code(source, *tags))
+
+
 def hide_quiz_answers(cells: list) -> None:
     """Tag every ``tl.Quiz(...)`` cell ``remove-input``: its source holds the answer key."""
     for cell in cells:
