@@ -8,7 +8,7 @@ import torch
 
 from . import rules
 from ._core import exercise
-from .strategies import make_tensor, shapes, st, tensors
+from .strategies import make_tensor, shapes, st, tensors, vector_and_window
 
 _DTYPES = (torch.float32, torch.int64, torch.bool)
 
@@ -48,13 +48,6 @@ def _windows_solution(x, k):
     return x.unfold(0, k, 1)
 
 
-@st.composite
-def _vector_and_window(draw):
-    x = draw(tensors(shape=shapes(1, 1, 1, 8), dtypes=(torch.float32, torch.int64)))
-    k = draw(st.integers(1, x.shape[0]))
-    return x, k
-
-
 @exercise(
     "memory_layout.sliding_windows",
     title="Sliding windows without copies",
@@ -62,7 +55,7 @@ def _vector_and_window(draw):
               "of the 1-D tensor `x`, one per row: shape `(len(x) - k + 1, k)`, "
               "`out[i, j] == x[i + j]`. The result must be a view of `x` (windows overlap in "
               "memory, nothing is copied) and the function may not use Python loops.",
-    inputs=_vector_and_window(),
+    inputs=vector_and_window(dtypes=(torch.float32, torch.int64)),
     edge_cases=[
         (torch.arange(5.), 2),
         (torch.arange(4.), 4),

@@ -9,20 +9,13 @@ import torch
 
 from . import rules
 from ._core import exercise
-from .strategies import make_tensor, st, tensors
+from .strategies import make_tensor, st, tensors, vector_and_window
 
 # ---------------------------------------------------------------- moving_average
 
 
 def _moving_average_solution(x, k):
     return x.unfold(0, k, 1).mean(dim=1)
-
-
-@st.composite
-def _vector_and_window(draw):
-    x = draw(tensors(shape=st.tuples(st.integers(1, 8)), dtypes=(torch.float32, torch.float64)))
-    k = draw(st.integers(1, x.shape[0]))
-    return x, k
 
 
 @exercise(
@@ -32,7 +25,7 @@ def _vector_and_window(draw):
               "`1 <= k <= len(x)`: it returns the `len(x) - k + 1` averages "
               "`out[i] == x[i:i + k].mean()`, with the dtype of `x`. No Python loops: the loop in "
               "the specification pays one torch call per window.",
-    inputs=_vector_and_window(),
+    inputs=vector_and_window(dtypes=(torch.float32, torch.float64)),
     edge_cases=[
         (torch.arange(5.), 2),
         (torch.arange(4.), 4),

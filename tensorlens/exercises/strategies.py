@@ -20,7 +20,7 @@ import torch
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-__all__ = ["st", "shapes", "tensors", "LAYOUTS", "make_tensor"]
+__all__ = ["st", "shapes", "tensors", "vector_and_window", "LAYOUTS", "make_tensor"]
 
 LAYOUTS = ("contiguous", "transposed", "sliced")
 
@@ -122,3 +122,11 @@ def tensors(
     n = math.prod(shape)
     values = draw(st.lists(st.integers(lo, hi), min_size=n, max_size=n))
     return make_tensor(values, shape, dtype, layout)
+
+
+@st.composite
+def vector_and_window(draw, dtypes=(torch.float32,), max_len: int = 8):
+    """``(x, k)``: a 1-D tensor of length 1 to ``max_len`` in any layout, and 1 <= k <= len(x)."""
+    x = draw(tensors(shape=shapes(1, 1, 1, max_len), dtypes=dtypes))
+    k = draw(st.integers(1, x.shape[0]))
+    return x, k
