@@ -97,6 +97,14 @@ def test_stored_outputs_are_executed_and_honest(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_every_figure_has_alt_text(path):
+    for cell in _load(path)["cells"]:
+        if any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])):
+            alt = cell["metadata"].get("mystnb", {}).get("image", {}).get("alt", "")
+            assert len(alt) > 20, f"a figure without alt text: {_source(cell)[:60]!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
 def test_quiz_answer_keys_are_not_shown_in_the_book(path):
     for cell in _load(path)["cells"]:
         if cell["cell_type"] == "code" and "tl.Quiz(" in _source(cell):

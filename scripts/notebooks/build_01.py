@@ -14,7 +14,7 @@ import pprint
 
 import torch
 
-from nbbuild import code, md, write
+from nbbuild import code, describe_figure, md, write
 
 # ---------------------------------------------------------------------------------------------
 # Quiz: every answer is checked against torch here, at build time.
@@ -941,4 +941,12 @@ cells += [
 ]
 
 if __name__ == "__main__":
+    describe_figure(cells, 'ax.hist(u.numpy()',
+                    'Histograms of torch.rand and torch.randn samples on one axis: a flat block '
+                    'between 0 and 1 for rand, a bell curve centred on 0 for randn.')
+    describe_figure(cells, 'sharey=True',
+                    'Standard deviation of the pre-activations across 50 layers, log scale: tanh '
+                    'layers on the left, ReLU layers on the right. Std-1 weights stay large, the '
+                    'default init and ReLU with Xavier fall below 1e-7, Xavier with gain and '
+                    'Kaiming stay near 1.')
     print(write("01-tensor-basics.ipynb", cells))

@@ -14,7 +14,7 @@ import pprint
 
 import torch
 
-from nbbuild import code, md, write
+from nbbuild import code, describe_figure, md, write
 
 # ---------------------------------------------------------------------------------------------
 # Quiz: every answer is checked against torch here, at build time.
@@ -638,4 +638,17 @@ cells += [
 ]
 
 if __name__ == "__main__":
+    describe_figure(cells, 'gather_figure(grid, picks, dim=1)',
+                    'Three grids: a 3 by 4 input, a 3 by 2 index and the 3 by 2 output of gather '
+                    'along dim 1. Each output cell shares its colour with the index cell that '
+                    'chose it and the input cell it copies; input cell [1, 1] is read twice.')
+    describe_figure(cells, 'gather_figure(grid, picks0, dim=0)',
+                    'Gather along dim 0: a 1 by 4 index picks one row per column of the 3 by 4 '
+                    'input, giving one output row coloured like the input cells it copies.')
+    describe_figure(cells, 'scatter_figure(src',
+                    'Scatter along dim 1: a 2 by 3 source, its index and the 2 by 4 output. Two '
+                    'output cells receive two writes and are hatched; four cells nobody writes '
+                    'keep their zero in grey.')
+    describe_figure(cells, 'runs = [("article", article_offsets, 3)',
+                    "Bar chart of how often each crop offset was drawn in 2,000 crops: the article's version uses offsets 0 to 2 only, the corrected version all four offsets about equally.")
     print(write("02-indexing.ipynb", cells))

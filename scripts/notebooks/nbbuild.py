@@ -48,6 +48,14 @@ class Cells(list):
         self.append(code(source, *tags))
 
 
+def describe_figure(cells: list, snippet: str, alt: str) -> None:
+    """Give the figure drawn by the one code cell containing ``snippet`` its alt text."""
+    matches = [c for c in cells if c.cell_type == "code" and snippet in c.source]
+    if len(matches) != 1:
+        raise ValueError(f"{len(matches)} code cells contain {snippet!r}; expected exactly one")
+    matches[0].metadata.setdefault("mystnb", {})["image"] = {"alt": alt}
+
+
 def hide_quiz_answers(cells: list) -> None:
     """Tag every ``tl.Quiz(...)`` cell ``remove-input``: its source holds the answer key."""
     for cell in cells:
