@@ -7,6 +7,7 @@ A full-page screenshot of each page goes to ``_build/screenshots/``.
 
 import re
 from urllib.parse import urlparse
+from urllib.request import urlopen
 
 import pytest
 
@@ -52,7 +53,7 @@ def _open(browser, url):
 
     def on_console(message):
         if message.type == "error" and not _allowed(message.text):
-            problems.append(f"console error: {message.text}")
+            problems.append(f"console error: {message.text} ({message.location.get('url')})")
 
     page.on("pageerror", on_page_error)
 
@@ -75,6 +76,20 @@ def test_page_loads_offline_without_errors(browser, book_url, screenshots, path)
                     full_page=True)
     page.close()
     assert problems == []
+
+
+def test_root_favicon_is_served(book_url):
+    """Browsers fetch /favicon.ico for the root redirect page, which names no icon."""
+    with urlopen(f"{book_url}/favicon.ico") as response:
+        icon = response.read()
+    assert icon[:4] == b"\x00\x00\x01\x00", "favicon.ico is not an ICO file"
+
+
+def test_root_page_redirects_to_the_introduction(browser, book_url):
+    page = browser.new_page()
+    page.goto(f"{book_url}/index.html", wait_until="networkidle")
+    assert page.url == f"{book_url}/book/intro.html"
+    page.close()
 
 
 def test_every_chapter_is_built():
