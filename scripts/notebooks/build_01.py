@@ -923,7 +923,8 @@ cells += [
       Their value is a steady signal through depth (measured above); a blanket "30 % faster"
       is not a number that transfers between tasks.
     - `view` needs strides it can express, not strictly contiguity; `reshape` views when it can
-      and copies when it must; `contiguous()` first copies every time. Name the dim in `squeeze`.
+      and copies when it must; `contiguous()` copies any non-contiguous tensor, even where a view
+      was possible. Name the dim in `squeeze`.
     - `*` is element-wise, `@` is a (batched, broadcasting) matrix product; reduce with
       `keepdim=True` when the result meets the input again: on square shapes the mistake is silent.
 

@@ -84,7 +84,7 @@ cells = [
     **You will be able to**
 
     - tell basic indexing (integers, slices, `None`, `...`: always a view) from advanced
-      indexing (index tensors, lists, boolean masks: always a copy), and prove which one you got;
+      indexing (lists, index tensors, boolean masks: a copy), and prove which one you got;
     - replace values by a condition with `masked_fill` and `where`, keeping the shape;
     - read `gather` and `scatter` as "which index picks (or places) which element", and use
       `index_select` and `take_along_dim` where they fit better;
@@ -169,7 +169,9 @@ cells = [
 
     Indexing with a list, an integer tensor or a boolean mask is *advanced* indexing. The result
     cannot be described by one stride per dim in general (`[0, 2, 4]` happens to be evenly spaced,
-    `[0, 3, 4]` is not), so PyTorch always copies. The article's two examples, as written:
+    `[0, 3, 4]` is not), so PyTorch copies. (The one exception is a 0-d integer tensor, which
+    indexes like a plain int; see the check after the examples.) The article's two examples, as
+    written:
     """),
     code(r"""
     # Article, section 4: advanced indexing
@@ -186,6 +188,16 @@ cells = [
     assert filtered.shape == (int(mask.sum()),)
     selected[0, 0, 0, 0] = 123.0          # writes into the copy only
     assert tensor[0, 0, 0, 0] != 123.0
+    """),
+    code(r"""
+    # The exception: a 0-d integer tensor indexes like the int it holds, so the result is a view.
+    # With one dim, even of length 1, the same index is advanced indexing again: a copy.
+    zero_d, one_d = tensor[torch.tensor(1)], tensor[torch.tensor([1])]
+    print("index torch.tensor(1):   shape", tuple(zero_d.shape), " shares storage",
+          shares_storage(zero_d, tensor))
+    print("index torch.tensor([1]): shape", tuple(one_d.shape), "shares storage",
+          shares_storage(one_d, tensor))
+    assert shares_storage(zero_d, tensor) and not shares_storage(one_d, tensor)
     """),
     md(r"""
     **Verdict: correct, with a caveat on the boolean mask.** Both are copies (asserted), and the
@@ -616,7 +628,8 @@ cells += [
 
     - Integers, slices (positive steps), `None` and `...` give **views**: new shape, stride and
       offset over the same storage. Writes go through. Prove it by comparing storage pointers.
-    - Index tensors, lists and boolean masks give **copies**. `x[mask]` is 1-D; assigning to
+    - Lists, index tensors and boolean masks give **copies** (a 0-d integer tensor indexes like
+      an int: a view). `x[mask]` is 1-D; assigning to
       `x[idx] = ...` writes in place, but `x[idx][...] = ...` writes into a lost copy.
     - `where` and `masked_fill` replace values and keep the shape.
     - `gather(input, dim, index)`: output shaped like `index`; along `dim` the coordinate comes

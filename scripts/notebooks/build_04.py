@@ -153,8 +153,8 @@ cells = [
     tl.BroadcastExplorer(a, b, names=["a", "b"])
     """),
     md("""
-    The two sizes that can never meet are two different sizes, both above 1. That is the only way
-    broadcasting fails:
+    Two sizes meet only when they are equal or one of them is 1. Two different sizes, neither of
+    them 1, can never meet (a 0 against a 2 fails too). That is the only way broadcasting fails:
     """),
     code("""
     torch.zeros(3, 4) + torch.zeros(4, 5)
@@ -329,7 +329,7 @@ cells = [
     md("""
     ## The silent bugs
 
-    Broadcasting raises only when two different sizes above 1 meet. When shapes are merely *not
+    Broadcasting raises only when two sizes differ and neither is 1. When shapes are merely *not
     what you meant*, it often succeeds, and the bug shows up later as a wrong number, if at all.
 
     **`[B]` with `[B, 1]` gives `[B, B]`.** A model's output often has shape `(B, 1)` (a linear
@@ -585,7 +585,7 @@ cells = [
     - Arithmetic, comparisons and `where` broadcast all their operands. An **in-place** op can only
       broadcast its right side: the left side cannot grow.
     - `matmul` broadcasts only the **batch dims**; the last two dims follow the matrix rule.
-    - Broadcasting fails loudly only on two different sizes above 1. `[B]` against `[B, 1]` gives
+    - Broadcasting fails loudly only when two sizes differ and neither is 1. `[B]` against `[B, 1]` gives
       `[B, B]` silently: **assert shapes**, use `keepdim=True`, and add dims explicitly.
     """),
 ]

@@ -190,8 +190,7 @@ assert all(s == () and 0 in t and min(torch_expand(s, t)) < 0 for s, t in disagr
 md(r"""
 The rule and torch agree on every case but one family, and there torch is the one that is wrong:
 for a 0-d tensor, `-1` in a new dimension is not rejected when another requested size is 0; torch
-returns a tensor whose shape contains `-1`. Negative sizes slipping through `expand` are a known hole
-([pytorch/pytorch#70398](https://github.com/pytorch/pytorch/issues/70398)); such a tensor fails
+returns a tensor whose shape contains `-1`. Nothing in `expand` checks for it; such a tensor fails
 later, far from the cause. Never pass `-1` for a dimension that does not exist yet.
 """)
 
