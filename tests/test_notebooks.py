@@ -94,6 +94,9 @@ def test_stored_outputs_are_executed_and_honest(path):
             assert not re.search(r"0x[0-9a-f]{8,}", json.dumps(cell["outputs"])), \
                 f"a memory address in the output: {label!r}"
         assert "NBVAL_IGNORE_OUTPUT" not in _source(cell), "use the nbval-ignore-output tag"
+        printed = json.dumps([o for o in cell["outputs"] if o["output_type"] != "error"])
+        assert not re.search(r"/tmp/|ipykernel_\d+|\.venv/", printed), \
+            f"a path of the machine that ran it, in the output (readers see it): {label!r}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)

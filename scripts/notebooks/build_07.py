@@ -510,12 +510,13 @@ cells = [
     """),
     md("""
     The `expand` article's "shared memory" tip expands a `(1, 256)` parameter to 32 rows, makes it
-    contiguous, and backpropagates a sum (its unused Adam optimizer is left out):
+    contiguous, builds an Adam optimizer for `base` and backpropagates a sum:
     """),
     code("""
     base = torch.randn(1, 256, requires_grad=True)
     # safe expansion
     expanded = base.expand(32, -1).contiguous()  # explicitly contiguous
+    optimizer = torch.optim.Adam([base], lr=1e-3)
     loss = expanded.sum()
     loss.backward()  # the gradient propagates correctly
     print("base.grad: every entry", base.grad.unique().tolist())

@@ -154,9 +154,12 @@ cells = [
     """),
     code("""
     cpu_tensor = torch.rand(1000, 1000)
-    # this raises on a GPU machine
-    result = gpu_tensor + cpu_tensor
-    print("no error here: both operands are on", gpu_tensor.device, "and", cpu_tensor.device)
+    # this raises on a GPU machine (caught, so that the chapter runs on to the end there too)
+    try:
+        result = gpu_tensor + cpu_tensor
+        print("no error here: both operands are on", gpu_tensor.device, "and", cpu_tensor.device)
+    except RuntimeError as error:
+        print("RuntimeError:", error)
     """),
     md("""
     Two tools show the real behaviour without a GPU. The **meta** device is a real device that
@@ -340,8 +343,10 @@ cells = [
         print("after empty_cache: reserved", torch.cuda.memory_reserved() // mib,
               "| peak allocated", torch.cuda.max_memory_allocated() // mib)
     else:
-        print("CUDA is not available here: the counters exist but stay at",
-              torch.cuda.memory_allocated(), "and empty_cache() has nothing to release.")
+        torch.cuda.empty_cache()   # the article's call: safe without CUDA, and it does nothing
+        assert torch.cuda.memory_allocated() == 0 and torch.cuda.memory_reserved() == 0
+        print("CUDA is not available here: empty_cache() ran and released nothing; the counters",
+              "stay at", torch.cuda.memory_allocated())
     """),
     md("""
     ## Precision: what `float16` and `bfloat16` save

@@ -39,10 +39,10 @@ You will be able to:
 """)
 
 code('''
+import os
+import textwrap
 import time
 import warnings
-
-import os
 
 import matplotlib.pyplot as plt
 from torch.utils import benchmark
@@ -433,15 +433,20 @@ md("""
 
 The broadcasting article compares the two on a batch of images, checking sharing with
 `storage().data_ptr()`. Run as written, it prints the expected booleans, plus a warning: `storage()`
-returns a `TypedStorage`, which is deprecated.
+returns a `TypedStorage`, which is deprecated. (The article's lines are unchanged below; the `with`
+block only collects the warning so it can be printed readably.)
 """)
 
 code('''
-base = torch.randn(1, 3, 224, 224)
-expanded = base.expand(32, -1, -1, -1)
-print(expanded.storage().data_ptr() == base.storage().data_ptr())   # True
-repeated = base.repeat(32, 1, 1, 1)
-print(repeated.storage().data_ptr() == base.storage().data_ptr())   # False
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    base = torch.randn(1, 3, 224, 224)
+    expanded = base.expand(32, -1, -1, -1)
+    print(expanded.storage().data_ptr() == base.storage().data_ptr())   # True
+    repeated = base.repeat(32, 1, 1, 1)
+    print(repeated.storage().data_ptr() == base.storage().data_ptr())   # False
+print(textwrap.fill(f"{caught[0].category.__name__}: {caught[0].message}", 90))
+assert issubclass(caught[0].category, UserWarning) and "TypedStorage" in str(caught[0].message)
 ''')
 
 md("""
