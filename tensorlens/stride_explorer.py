@@ -6,19 +6,28 @@ Contract
   a :class:`tensorlens.layout.View`. Everything the browser needs is in synced traits, so the
   widget keeps working in the static book with no kernel: the JS (``static/stride_explorer.js``,
   with ``static/view_math.js`` inlined by :mod:`tensorlens._esm`) computes views itself.
+* The storage drawn is a *window* of it (:func:`storage_window`): the whole storage when it
+  has at most ``max_elements`` cells, otherwise only the span the view reads, from its first
+  to its last storage position, each cell labelled with its true position. A view is drawn when
+  both its element count and its window are within ``max_elements``, so a few elements of a
+  huge storage (``torch.randn(1000, 1000)[0]``) are drawn, and narrowing a view that is too big
+  always ends up drawn. Every view operation reads a subset of what its input reads, so the
+  base view's window holds the window of every view the browser derives from it.
 * Traits set from Python: ``shape``, ``stride``, ``offset``, ``storage_size`` (the base view),
-  ``storage`` (the storage values of a tensor, rounded to 6 significant digits; ``None`` for a
-  View or a storage above the cap, and the JS then shows storage positions), ``label``,
-  ``dtype`` (``"float32"``; ``""`` for a View), ``max_elements`` and ``notice`` (why the base
-  view is not drawn, ``""`` when it is).
+  ``storage`` (the values of the base view's storage window, from its first cell, rounded to 6
+  significant digits; ``None`` for a View or a window above the cap, and the JS then shows
+  storage positions), ``label``, ``dtype`` (``"float32"``; ``""`` for a View),
+  ``max_elements`` and ``notice`` (why the base view is not drawn, ``""`` when it is; the JS
+  computes the same text for the views it derives).
   Traits the browser writes back: ``ops`` (the operations applied, ``[name, args]`` as in
   :meth:`apply`), ``expression`` (their Python spelling, e.g. ``"x.t()[:, ::2]"``) and ``error``
   (the message of the last rejected operation, ``""`` if none).
 * ``repr`` (and the ``text/plain`` of the mime bundle, which nbval compares) is deterministic:
   ``StrideExplorer(x: shape=(3, 4), stride=(4, 1), offset=0, contiguous=True, overlap=False)``,
   describing the view after ``ops``.
-* Bad arguments raise ``TypeError`` / ``ValueError`` naming them; invalid views are rejected by
-  ``View``'s own validation.
+* Bad arguments raise ``ValueError`` naming them (an argument of the wrong type raises
+  :class:`ExplorerArgumentError`, both a ``TypeError`` and a ``ValueError``); invalid views are
+  rejected by ``View``'s own validation.
 """
 
 from __future__ import annotations
@@ -29,14 +38,75 @@ import anywidget
 import traitlets
 
 from ._esm import load_css, load_esm
-from .layout import View
+from .layout import View, ViewIndexError
 
-__all__ = ["StrideExplorer", "python_expression", "DEFAULT_MAX_ELEMENTS"]
+__all__ = ["StrideExplorer", "ExplorerArgumentError", "python_expression", "storage_window",
+           "cap_notice", "DEFAULT_MAX_ELEMENTS"]
 
 DEFAULT_MAX_ELEMENTS = 262_144
 _LIST_OPS = ("permute", "expand", "view")
 _OPS = ("transpose", "t", "permute", "unsqueeze", "squeeze", "expand", "narrow", "select",
         "slice", "diagonal", "unfold", "view")
+
+
+class ExplorerArgumentError(TypeError, ValueError):
+    """An argument of the wrong type, e.g. a list where a tensor is expected.
+
+    A ``ValueError`` because every rejected input to the explorer raises one, and a
+    ``TypeError`` because that is what Python raises for a wrong type (and what earlier
+    versions raised), so ``except TypeError`` keeps working.
+    """
+
+
+def storage_window(view, max_elements):
+    """The storage cells the explorer draws for ``view``, as ``(start, stop)``.
+
+    Mirrors ``storageWindow`` in ``static/view_math.js``. The whole storage when it has at most
+    ``max_elements`` cells (so cells the view skips are seen, greyed); otherwise the span the
+    view reads, from its first to its last storage position (empty for an empty view).
+
+    Parameters
+    ----------
+    view : tensorlens.layout.View
+    max_elements : int
+
+    Returns
+    -------
+    tuple of int
+
+    Examples
+    --------
+    >>> storage_window(View((4,), storage_size=10), 262_144)
+    (0, 10)
+    >>> storage_window(View((3, 2), stride=(1000, 1), offset=7, storage_size=10**6), 262_144)
+    (7, 2009)
+    """
+    size = view.storage_size
+    if size <= max_elements:
+        return 0, size
+    start = min(view.offset, size)
+    if view.numel == 0:
+        return start, start
+    # Strides are never negative, so the first element is the lowest position, the last the highest.
+    last = view.offset + sum((n - 1) * s for n, s in zip(view.shape, view.stride))
+    return start, last + 1
+
+
+def cap_notice(view, max_elements):
+    """Why the explorer does not draw ``view`` (``""`` when it does); ``capNotice`` in the JS."""
+    if view.numel > max_elements:
+        return (
+            f"This view has {view.numel:,} elements, more than this explorer draws "
+            f"(max_elements={max_elements:,}). Narrow, select or slice it to see it drawn."
+        )
+    start, stop = storage_window(view, max_elements)
+    if stop - start > max_elements:
+        return (
+            f"This view reads storage cells {start:,} to {stop - 1:,} of {view.storage_size:,}, "
+            f"a span of {stop - start:,} cells, more than this explorer draws "
+            f"(max_elements={max_elements:,}). Narrow, select or slice it to see it drawn."
+        )
+    return ""
 
 
 def python_expression(label, ops):
@@ -91,16 +161,17 @@ def _apply(view, op, args):
 
 
 def _slice_dim(dim, ndim):
-    """A slice's dim, recorded non-negative as the browser does (same message as view_math.js)."""
+    """A slice's dim, recorded non-negative as readArgs in stride_explorer.js does (with
+    wrapDim's range check, so dim 5 of a 2-dim view says it is out of range)."""
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise TypeError(f"dim must be an int, not {type(dim).__name__}")
     span = max(ndim, 1)
-    if dim < -span:
-        raise ValueError(
+    if not -span <= dim < span:
+        raise ViewIndexError(
             f"dim {dim} is out of range for a view with {ndim} dims "
             f"(expected a dim in [{-span}, {span - 1}])"
         )
-    return dim + ndim if dim < 0 else dim
+    return dim + span if dim < 0 else dim
 
 
 def _compact(value):
@@ -117,11 +188,11 @@ def _compact(value):
     return int(rounded) if rounded.is_integer() and abs(rounded) < 2**53 else rounded
 
 
-def _storage_values(tensor, size):
-    """Every element of the tensor's storage, in storage order, as compact numbers."""
+def _storage_values(tensor, start, stop):
+    """The tensor's storage cells start to stop - 1, in storage order, as compact numbers."""
     if tensor.is_complex() or tensor.is_quantized or tensor.device.type == "meta":
         return None
-    flat = tensor.detach().as_strided((size,), (1,), 0)
+    flat = tensor.detach().as_strided((stop - start,), (1,), start)
     return [_compact(v) for v in flat.cpu().tolist()]
 
 
@@ -140,14 +211,15 @@ class StrideExplorer(anywidget.AnyWidget):
         The Python expression the reader knows the tensor by (default ``"x"``); operations
         applied in the widget are appended to it.
     max_elements : int, optional
-        Views with more logical elements or storage cells than this are not drawn; the widget
-        says so instead (default 262,144).
+        Views with more logical elements than this, or whose storage window (see
+        :func:`storage_window`) has more cells, are not drawn; the widget says so instead
+        (default 262,144).
 
     Raises
     ------
-    TypeError
-        When ``tensor_or_view`` is neither a tensor nor a View, ``label`` is not a string or
-        ``max_elements`` is not an int.
+    ExplorerArgumentError
+        (a ``ValueError`` and a ``TypeError``) When ``tensor_or_view`` is neither a tensor nor
+        a View, ``label`` is not a string or ``max_elements`` is not an int.
     ValueError
         When ``max_elements`` is not positive, or the tensor has no strides (sparse).
 
@@ -180,18 +252,20 @@ class StrideExplorer(anywidget.AnyWidget):
         view, storage, dtype = self._read(tensor_or_view, max_elements)
         label = "x" if label is None else label
         if not isinstance(label, str):
-            raise TypeError(f"label must be a str, not {type(label).__name__}")
+            raise ExplorerArgumentError(f"label must be a str, not {type(label).__name__}")
         super().__init__(
             shape=list(view.shape), stride=list(view.stride), offset=view.offset,
             storage_size=view.storage_size, storage=storage, label=label, dtype=dtype,
-            max_elements=max_elements, notice=self._notice(view, max_elements), ops=[],
+            max_elements=max_elements, notice=cap_notice(view, max_elements), ops=[],
             expression=label, error="",
         )
 
     @staticmethod
     def _read(obj, max_elements):
         if isinstance(max_elements, bool) or not isinstance(max_elements, int):
-            raise TypeError(f"max_elements must be an int, not {type(max_elements).__name__}")
+            raise ExplorerArgumentError(
+                f"max_elements must be an int, not {type(max_elements).__name__}"
+            )
         if max_elements < 1:
             raise ValueError(f"max_elements is {max_elements}: it must be at least 1")
         if isinstance(obj, View):
@@ -201,24 +275,15 @@ class StrideExplorer(anywidget.AnyWidget):
         except ImportError:  # pragma: no cover - torch is a dependency; Views work without it
             torch = None
         if torch is None or not isinstance(obj, torch.Tensor):
-            raise TypeError(
+            raise ExplorerArgumentError(
                 "tensor_or_view must be a torch.Tensor or a tensorlens View, "
                 f"not {type(obj).__name__}"
             )
         view = View.of(obj)
-        too_big = max(view.numel, view.storage_size) > max_elements
-        storage = None if too_big else _storage_values(obj, view.storage_size)
+        start, stop = storage_window(view, max_elements)
+        # At most max_elements values go into the notebook, even when the view is not drawn.
+        storage = None if stop - start > max_elements else _storage_values(obj, start, stop)
         return view, storage, str(obj.dtype).removeprefix("torch.")
-
-    @staticmethod
-    def _notice(view, max_elements):
-        if max(view.numel, view.storage_size) <= max_elements:
-            return ""
-        return (
-            f"This view has {view.numel:,} elements over a storage of {view.storage_size:,} "
-            f"cells, more than this explorer draws (max_elements={max_elements:,}). Narrow, "
-            "select or slice it to see it drawn."
-        )
 
     @traitlets.validate("ops")
     def _check_ops(self, proposal):

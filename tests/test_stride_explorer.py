@@ -11,13 +11,16 @@ import re
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 import torch
 import traitlets
 
 from tensorlens import StrideExplorer, View
 from tensorlens._esm import load_esm
-from tensorlens.stride_explorer import DEFAULT_MAX_ELEMENTS, python_expression
+from tensorlens.stride_explorer import (
+    DEFAULT_MAX_ELEMENTS, ExplorerArgumentError, cap_notice, python_expression, storage_window,
+)
 
 WIDGET_KEYS = {"shape", "stride", "offset", "storage_size", "storage", "label", "dtype",
                "max_elements", "notice", "ops", "expression", "error"}
@@ -166,6 +169,9 @@ def test_python_expression(ops, expected):
         ("expand", ((2, 4, 4),), ValueError, "expand size 4 at dim 1 must match the existing size 3"),
         ("slice", (0, None, None, 0), ValueError, "slice step is 0"),
         ("slice", (-4, None, None, 2), ValueError, "dim -4 is out of range for a view with 3 dims"),
+        ("slice", (3, None, None, 2), ValueError,
+         "dim 3 is out of range for a view with 3 dims (expected a dim in [-3, 2])"),
+        ("slice", (3, None, None, 2), IndexError, "dim 3 is out of range"),
         ("reshape", ((24,),), ValueError, "op must be one of"),
         ("permute", (2, 0, 1), TypeError, "permute takes one sequence of ints"),
         ("slice", (0, 2), TypeError, "slice takes dim, start, stop, step"),
@@ -195,11 +201,8 @@ def test_ops_written_to_the_trait_are_checked_against_the_model():
 @pytest.mark.parametrize(
     "obj, kwargs, exc, message",
     [
-        ([[1, 2], [3, 4]], {}, TypeError,
-         "tensor_or_view must be a torch.Tensor or a tensorlens View, not list"),
-        (None, {}, TypeError, "tensor_or_view must be a torch.Tensor or a tensorlens View, not NoneType"),
-        (torch.zeros(2), {"label": 3}, TypeError, "label must be a str, not int"),
-        (torch.zeros(2), {"max_elements": 1.5}, TypeError, "max_elements must be an int, not float"),
+        (torch.zeros(2), {"label": 3}, ValueError, "label must be a str, not int"),
+        (torch.zeros(2), {"max_elements": 1.5}, ValueError, "max_elements must be an int, not float"),
         (torch.zeros(2), {"max_elements": 0}, ValueError, "max_elements is 0: it must be at least 1"),
         (torch.zeros(2).to_sparse(), {}, ValueError, "tensor must be strided"),
     ],
@@ -207,6 +210,29 @@ def test_ops_written_to_the_trait_are_checked_against_the_model():
 def test_bad_arguments_raise_naming_them(obj, kwargs, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         StrideExplorer(obj, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "obj, name",
+    [([[1, 2], [3, 4]], "list"), (np.arange(6).reshape(2, 3), "ndarray"), (None, "NoneType")],
+)
+def test_a_non_tensor_raises_a_value_error_naming_the_argument(obj, name):
+    message = f"tensor_or_view must be a torch.Tensor or a tensorlens View, not {name}"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        StrideExplorer(obj)
+    # Still a TypeError too, for code written against earlier versions.
+    with pytest.raises(TypeError, match=re.escape(message)) as info:
+        StrideExplorer(obj)
+    assert isinstance(info.value, ExplorerArgumentError)
+
+
+def test_slice_dim_past_the_last_gets_the_range_message():
+    w = StrideExplorer(torch.ones(2, 3))
+    with pytest.raises(ValueError) as info:
+        w.apply("slice", 5, None, None, 2)
+    assert str(info.value) == "dim 5 is out of range for a view with 2 dims (expected a dim in [-2, 1])"
+    assert w.ops == []
+    assert w.apply("slice", 1, None, None, 2).ops == [["slice", [1, None, None, 2]]]
 
 
 @pytest.mark.parametrize(
@@ -228,18 +254,73 @@ def test_invalid_views_are_rejected_by_views_own_validation(args, message):
 def test_above_the_cap_a_notice_and_no_values():
     w = StrideExplorer(torch.zeros(600, 600))
     assert w.notice == (
-        "This view has 360,000 elements over a storage of 360,000 cells, more than this "
-        "explorer draws (max_elements=262,144). Narrow, select or slice it to see it drawn."
+        "This view has 360,000 elements, more than this explorer draws "
+        "(max_elements=262,144). Narrow, select or slice it to see it drawn."
     )
     assert w.storage is None  # never ship a huge list into the notebook
     assert repr(w).startswith("StrideExplorer(x: shape=(600, 600)")
+    # The advice works: narrowing it (as the button does) gives a view that is drawn.
+    narrowed = w.current_view().narrow(0, 0, 2)
+    assert cap_notice(narrowed, DEFAULT_MAX_ELEMENTS) == ""
 
 
-def test_cap_counts_storage_cells_too():
-    big = torch.zeros(1000, 1000)[0, :5]  # 5 elements over a million storage cells
-    assert StrideExplorer(big).notice.startswith("This view has 5 elements over a storage of 1,000,000")
-    assert StrideExplorer(big, max_elements=2_000_000).notice == ""
+@pytest.mark.parametrize(
+    "make, window",
+    [
+        (lambda: torch.arange(300_000)[:4], (0, 4)),  # the audit's example
+        (lambda: torch.arange(300_000)[299_996:], (299_996, 300_000)),  # at the far end
+        (lambda: torch.arange(1_000_000).view(1000, 1000)[3], (3000, 4000)),  # a row
+        (lambda: torch.arange(1_000_000).view(1000, 1000)[2:4, 5:7], (2005, 3007)),  # with gaps
+        (lambda: torch.arange(400_000).view(2, 200_000)[:, 7], (7, 200_008)),  # 2 cells apart
+        (lambda: torch.arange(300_000)[:0], (0, 0)),  # nothing read
+    ],
+)
+def test_a_small_view_of_a_big_storage_draws_the_span_it_reads(make, window):
+    t = make()
+    w = StrideExplorer(t)
+    assert w.storage_size == t.untyped_storage().nbytes() // t.element_size() > DEFAULT_MAX_ELEMENTS
+    assert storage_window(w.base_view, w.max_elements) == window
+    assert w.notice == ""
+    # The values are those of storage cells window[0] .. window[1] - 1: for an arange, the
+    # positions themselves, and reading them through the strides gives back the tensor.
+    assert w.storage == list(range(*window))
+    positions = torch.tensor(w.base_view.storage_indices(), dtype=torch.long)
+    values = torch.tensor(w.storage, dtype=torch.long)
+    assert torch.equal(values[positions - window[0]], t.flatten())
+    assert repr(w) == (
+        f"StrideExplorer(x: shape={tuple(t.shape)}, stride={t.stride()}, "
+        f"offset={t.storage_offset()}, contiguous={t.is_contiguous()}, overlap=False)"
+    )
+
+
+def test_the_learners_example_is_drawn():
+    torch.manual_seed(0)
+    x = torch.randn(1000, 1000)
+    w = StrideExplorer(x[0])
+    assert w.notice == "" and len(w.storage) == 1000
+    assert w.storage[:3] == [float(f"{v:.6g}") for v in x[0, :3].tolist()]
+
+
+def test_a_span_over_the_cap_says_so_and_narrowing_draws_it():
+    column = torch.zeros(1000, 1000)[:, 0]  # 1,000 elements 1,000 cells apart
+    w = StrideExplorer(column)
+    assert w.notice == (
+        "This view reads storage cells 0 to 999,000 of 1,000,000, a span of 999,001 cells, "
+        "more than this explorer draws (max_elements=262,144). Narrow, select or slice it to "
+        "see it drawn."
+    )
+    assert w.storage is None
+    assert cap_notice(w.current_view().narrow(0, 0, 100), w.max_elements) == ""
+    # A bigger cap draws the whole storage again, with the cells the view skips.
+    assert StrideExplorer(column, max_elements=2_000_000).notice == ""
+    assert storage_window(w.base_view, 2_000_000) == (0, 1_000_000)
     assert StrideExplorer(torch.zeros(65_536)).notice == ""
+
+
+def test_a_small_storage_is_drawn_whole_gaps_and_all():
+    w = StrideExplorer(torch.arange(10)[2:5])
+    assert storage_window(w.base_view, w.max_elements) == (0, 10)
+    assert w.storage == list(range(10))
 
 
 # ---- the ES module -----------------------------------------------------------------------------

@@ -4,12 +4,16 @@
 // storage strip, each storage cell and every element that reads it in the same colour. Pointing
 // at an element shows `offset + sum(index * stride) = position`; pointing at a storage cell
 // highlights every element that reads it. Buttons apply view operations in the browser (no kernel
-// needed) and write the chosen ops back to the model.
+// needed) and write the chosen ops back to the model. The storage strip shows the whole storage
+// when it fits under max_elements, else only the span the view reads (storageWindow), each cell
+// labelled with its true storage position.
 // Loaded by tensorlens/stride_explorer.py (anywidget), which inlines ./view_math.js through
 // tensorlens/_esm.py; the browser tests and scripts/bench_stride_explorer.py find things by
 // class and data attributes: button[data-op], input[data-arg], .tl-shape, .tl-stride, ...
 import {
   applyOp,
+  capNotice,
+  fmtInt,
   isContiguous,
   makeView,
   numel,
@@ -18,6 +22,7 @@ import {
   pythonExpression,
   readersPerCell,
   storageIndices,
+  storageWindow,
   unravel,
   wrapDim,
 } from "./view_math.js";
@@ -27,7 +32,7 @@ import {
 // Defaults given as functions follow the current view (e.g. permute reverses its dims).
 
 const reversedDims = (v) => v.shape.map((_, d) => v.shape.length - 1 - d).join(", ");
-const OPS = [
+export const OPS = [
   { op: "t", title: "swap the two dims of a 2-D view", args: [] },
   { op: "transpose", title: "swap two dims", args: [["dim0", "0"], ["dim1", "1"]] },
   { op: "permute", title: "reorder all dims", args: [["dims", reversedDims, "list"]] },
@@ -55,13 +60,16 @@ function parseList(text, name) {
   return s.split(/[\s,]+/).filter(Boolean).map((p, i) => parseInt1(p, `${name}[${i}]`, false));
 }
 
-/** Recorded args for one op from its input texts; slice dims are stored non-negative. */
-function readArgs(spec, texts, v) {
+/**
+ * Recorded args for one op from its input texts; slice dims are range-checked and stored
+ * non-negative (as _slice_dim does in Python). Exported for tests/js only.
+ */
+export function readArgs(spec, texts, v) {
   const values = spec.args.map(([name, , kind], i) =>
     kind === "list" ? parseList(texts[i], name) : parseInt1(texts[i], name, kind === "optional"),
   );
   if (spec.op === "squeeze") return values[0] === null ? [] : values;
-  if (spec.op === "slice" && values[0] < 0) values[0] = wrapDim(values[0], v.shape.length);
+  if (spec.op === "slice") values[0] = wrapDim(values[0], v.shape.length);
   return values;
 }
 
@@ -107,11 +115,11 @@ function themeOf(el) {
 }
 
 /**
- * The colour of every storage cell (grey when no element reads it) and of every element (its
- * cell's), as ImageData words; also whether any cell has two readers and how many are read.
+ * The colour of every drawn storage cell (counts[i] readers of position start + i; grey when
+ * none) and of every element (its cell's), as ImageData words; also whether any cell has two readers and how many are read.
  * At module level, not inside render, so the JIT keeps its optimised loops across widgets.
  */
-function colourCells(indices, counts, theme, unread) {
+function colourCells(indices, counts, start, theme, unread) {
   const S = counts.length;
   const nColours = Math.max(1, Math.min(PALETTE, S));
   const pal = makePalette(theme.dark, nColours).u32;
@@ -129,7 +137,7 @@ function colourCells(indices, counts, theme, unread) {
     cellWords[pos] = pal[S <= PALETTE ? pos : Math.floor((pos * nColours) / S)];
   }
   const elementWords = new Uint32Array(indices.length);
-  for (let k = 0; k < indices.length; k++) elementWords[k] = cellWords[indices[k]];
+  for (let k = 0; k < indices.length; k++) elementWords[k] = cellWords[indices[k] - start];
   return { cellWords, elementWords, overlap, read };
 }
 
@@ -146,8 +154,6 @@ function formatValue(x, isFloat) {
   return String(Number(x.toPrecision(3)));
 }
 
-/** 65536 -> "65,536" (toLocaleString is slow the first time it is called). */
-const fmtInt = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 
 // ---- geometry ------------------------------------------------------------------------------------
 // A grid is a set of panels (2-D slices) of rows x cols cells; cell k of the drawn thing sits at
@@ -214,18 +220,22 @@ function logicalLayout(shape, width, n, cell) {
   };
 }
 
-/** Layout of the storage strip: cells wrapping into rows, position labels under each row start. */
-function storageGeometry(size, width) {
-  return fit((c) => storageLayout(size, width, c), chooseCell(size, width, width * 110), STORAGE_BOX_H);
+/**
+ * Layout of the storage strip: `size` cells from storage position `start`, wrapping into rows,
+ * each row's first position at its left and (when cells are wide enough) each cell's under it.
+ */
+function storageGeometry(size, width, start = 0) {
+  return fit((c) => storageLayout(size, width, c, start), chooseCell(size, width, width * 110), STORAGE_BOX_H);
 }
 
-function storageLayout(size, width, cell) {
-  const left = cell >= 16 ? 34 : 0;
+function storageLayout(size, width, cell, start) {
+  const digits = String(Math.max(start + size - 1, 0)).length; // 10 px monospace: ~6.1 px each
+  const left = cell >= 16 ? Math.max(34, Math.ceil(digits * 6.1) + 10) : 0;
   const cols = Math.max(1, Math.min(size, Math.floor((width - left) / cell)));
   const rows = Math.max(1, Math.ceil(size / cols));
-  const under = cell >= 22 ? 11 : 0; // room for each cell's position under it
+  const under = cell >= 22 && digits * 6.1 <= cell ? 11 : 0; // room for each cell's position under it
   return {
-    kind: "storage", n: size, cell, rows, cols, panels: 1, left, top: 0, caption: 0, under,
+    kind: "storage", n: size, start, cell, rows, cols, panels: 1, left, top: 0, caption: 0, under,
     pw: left + cols * cell, ph: rows * (cell + under), panelCols: 1,
     width: Math.max(1, left + cols * cell), height: Math.max(1, rows * (cell + under)),
   };
@@ -372,12 +382,12 @@ function drawLabels(ctx, g, theme, captions) {
       for (let r = 0; r < g.rows; r++) {
         if (g.left) {
           ctx.textAlign = "right";
-          ctx.fillText(String(r * g.cols), g.left - 6, r * rowH + g.cell / 2);
+          ctx.fillText(String(g.start + r * g.cols), g.left - 6, r * rowH + g.cell / 2);
         }
         if (g.under) {
           ctx.textAlign = "center";
           for (let c = 0; c < g.cols && r * g.cols + c < g.n; c++) {
-            ctx.fillText(String(r * g.cols + c), g.left + c * g.cell + (g.cell - 1) / 2, r * rowH + g.cell + 5);
+            ctx.fillText(String(g.start + r * g.cols + c), g.left + c * g.cell + (g.cell - 1) / 2, r * rowH + g.cell + 5);
           }
         }
       }
@@ -614,15 +624,13 @@ function render({ model, el }) {
         }
       });
     }
-    if (n > cap || v.storageSize > cap) {
+    const why = capNotice(v, cap);
+    if (why) {
       // Too big to draw at interactive speed: say so, and keep the controls usable.
       const quick = overlapFastPath(v);
       overEl.textContent = quick === null ? "not checked" : quick ? "yes" : "no";
       overEl.dataset.value = quick === null ? "unknown" : String(quick);
-      notice.textContent =
-        `This view has ${fmtInt(n)} elements over a storage of ${fmtInt(v.storageSize)} cells, ` +
-        `more than this explorer draws (max_elements=${fmtInt(cap)}). Narrow, select or slice it ` +
-        "to see it drawn.";
+      notice.textContent = why;
       notice.hidden = false;
       root.dataset.capped = "true";
       drawn = null;
@@ -646,27 +654,34 @@ function render({ model, el }) {
   function draw(v) {
     const theme = themeOf(root);
     root.dataset.theme = theme.dark ? "dark" : "light";
+    const cap = model.get("max_elements");
+    // Only the window of storage is drawn (all of it unless it is over the cap); `start` is the
+    // storage position of its first cell, and every position below is a true storage position.
+    const { start, stop } = storageWindow(v, cap);
     const indices = storageIndices(v);
-    const counts = readersPerCell(v, indices);
+    const counts = readersPerCell(v, indices, start, stop);
     const S = v.storageSize;
+    const W = stop - start;
     const unread = rgbaWord(theme.unread);
-    const { cellWords, elementWords, overlap, read } = colourCells(indices, counts, theme, unread);
+    const { cellWords, elementWords, overlap, read } = colourCells(indices, counts, start, theme, unread);
     overEl.textContent = overlap ? "yes" : "no";
     overEl.dataset.value = String(overlap);
     const n = indices.length;
     const values = model.get("storage");
     const dtype = model.get("dtype") || "";
     const isFloat = /float|half|bfloat/.test(dtype);
-    const textOfPos = values ? (pos) => formatValue(values[pos], isFloat) : (pos) => String(pos);
+    // The values are those of the base view's window, which holds every derived view's window.
+    const first = values ? storageWindow(base, cap).start : 0;
+    const textOfPos = values ? (pos) => formatValue(values[pos - first], isFloat) : (pos) => String(pos);
 
     const width = Math.max(240, (stage.clientWidth || el.clientWidth || 680) - 24);
     const lg = logicalGeometry(v.shape, width);
-    const sg = storageGeometry(S, width);
+    const sg = storageGeometry(W, width, start);
     const lead = v.shape.slice(0, -2);
     drawGrid(logical.base, lg, elementWords, unread, (k) => textOfPos(indices[k]), theme,
       (p) => `[${unravel(lead, p).join(", ")}, :, :]`);
-    drawGrid(storage.base, sg, cellWords, unread, textOfPos, theme, () => "",
-      overlap ? (pos) => (counts[pos] > 1 ? `×${counts[pos]}` : "") : null);
+    drawGrid(storage.base, sg, cellWords, unread, (i) => textOfPos(start + i), theme, () => "",
+      overlap ? (i) => (counts[i] > 1 ? `×${counts[i]}` : "") : null);
     for (const [layer, g] of [[logical, lg], [storage, sg]]) {
       const { ctx } = sizeCanvas(layer.over, g);
       ctx.clearRect(0, 0, g.width, g.height);
@@ -674,12 +689,18 @@ function render({ model, el }) {
     logicalTitle.textContent =
       v.shape.length === 0 ? "logical view: a 0-dim tensor (one element)"
         : `logical view ${pyTuple(v.shape)}: ${fmtInt(n)} element${n === 1 ? "" : "s"}`;
+    const cells = W === S
+      ? `storage: ${fmtInt(S)} cell${S === 1 ? "" : "s"}`
+      : W === 0
+        ? `storage: ${fmtInt(S)} cells, none read, none shown`
+        : `storage: cells ${fmtInt(start)} to ${fmtInt(stop - 1)} of ${fmtInt(S)} shown (the span this view reads)`;
     storageTitle.textContent =
-      `storage: ${fmtInt(S)} cell${S === 1 ? "" : "s"}, ${fmtInt(read)} read by this view` +
-      (S > read ? " (grey cells are not read)" : "");
+      `${cells}, ${fmtInt(read)} read by this view` + (W > read ? " (grey cells are not read)" : "");
+    storageTitle.dataset.start = String(start);
+    storageTitle.dataset.stop = String(stop);
     logical.base.setAttribute("aria-label", logicalTitle.textContent);
     storage.base.setAttribute("aria-label", storageTitle.textContent);
-    drawn = { v, indices, counts, lg, sg, theme, textOfPos };
+    drawn = { v, indices, counts, start, lg, sg, theme, textOfPos };
     readout.replaceChildren(h("span", { class: "tl-hint", text: hint }));
   }
 
@@ -719,7 +740,7 @@ function render({ model, el }) {
     const { v } = d;
     const index = unravel(v.shape, k);
     const pos = d.indices[k];
-    highlight([k], [pos]);
+    highlight([k], [pos - d.start]);
     const terms = index.map((i, dd) => `${i}·${v.stride[dd]}`);
     const formula = `${[String(v.offset), ...terms].join(" + ")} = ${pos}`;
     const at = `${pythonExpression(model.get("label"), ops)}[${index.join(", ")}]`;
@@ -732,18 +753,20 @@ function render({ model, el }) {
     if (value) readout.append(h("span", { class: "tl-value", text: `  value ${d.textOfPos(pos)}` }));
   }
 
-  function pointStorage(pos) {
+  /** Point at the i-th drawn storage cell, storage position start + i. */
+  function pointStorage(i) {
     const d = drawn;
+    const pos = d.start + i;
     const readers = [];
     const idx = d.indices;
     for (let k = 0; k < idx.length; k++) if (idx[k] === pos) readers.push(k);
-    highlight(readers, [pos]);
+    highlight(readers, [i]);
     const count = readers.length;
     const shown = readers.slice(0, 6).map((k) => `[${unravel(d.v.shape, k).join(", ")}]`).join(" ");
     const text = count === 0
       ? `storage[${pos}] is not read by this view`
       : `storage[${pos}] is read by ${count === 1 ? "1 element" : `${fmtInt(count)} elements`}: ${shown}${count > 6 ? " …" : ""}`;
-    readout.replaceChildren(h("span", { class: "tl-readers", "data-count": String(count), text }));
+    readout.replaceChildren(h("span", { class: "tl-readers", "data-count": String(count), "data-position": String(pos), text }));
   }
 
   function onMove(layer, kind) {

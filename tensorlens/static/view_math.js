@@ -471,11 +471,44 @@ export function isContiguous(v) {
   return true;
 }
 
-/** How many logical elements read each storage cell (a Uint32Array of storageSize). */
-export function readersPerCell(v, indices = storageIndices(v)) {
-  const counts = new Uint32Array(v.storageSize);
-  for (let k = 0; k < indices.length; k++) counts[indices[k]]++;
+/**
+ * How many logical elements read each storage cell from start to stop - 1 (a Uint32Array of
+ * stop - start; by default the whole storage). Every position the view reads must be inside.
+ */
+export function readersPerCell(v, indices = storageIndices(v), start = 0, stop = v.storageSize) {
+  const counts = new Uint32Array(stop - start);
+  for (let k = 0; k < indices.length; k++) counts[indices[k] - start]++;
   return counts;
+}
+
+/** 65536 -> "65,536", as Python's f"{n:,}" (toLocaleString is slow the first time). */
+export const fmtInt = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+
+/**
+ * The storage cells the explorer draws, {start, stop}: the whole storage when it has at most
+ * cap cells (so skipped cells are seen), else the span the view reads, first to last position.
+ * Mirrors storage_window in tensorlens/stride_explorer.py.
+ */
+export function storageWindow(v, cap) {
+  const size = v.storageSize;
+  if (size <= cap) return { start: 0, stop: size };
+  const start = Math.min(v.offset, size);
+  if (numel(v.shape) === 0) return { start, stop: start };
+  // Strides are never negative: the first element is the lowest position, the last the highest.
+  return { start, stop: requiredStorage(v.shape, v.stride, v.offset) };
+}
+
+/** Why the explorer does not draw v ("" when it does); the text of StrideExplorer.notice. */
+export function capNotice(v, cap) {
+  const n = numel(v.shape);
+  const tail = `more than this explorer draws (max_elements=${fmtInt(cap)}). Narrow, select or slice it to see it drawn.`;
+  if (n > cap) return `This view has ${fmtInt(n)} elements, ${tail}`;
+  const { start, stop } = storageWindow(v, cap);
+  if (stop - start > cap) {
+    return `This view reads storage cells ${fmtInt(start)} to ${fmtInt(stop - 1)} of ` +
+      `${fmtInt(v.storageSize)}, a span of ${fmtInt(stop - start)} cells, ${tail}`;
+  }
+  return "";
 }
 
 /**
