@@ -179,8 +179,10 @@ cells = [
     assert torch.broadcast_shapes((1,), (0,)) == (0,)
     assert torch.broadcast_shapes((5, 1, 3), (4, 1)) == (5, 4, 3)
     assert torch.broadcast_shapes((2, 1), (1, 3), (1, 1, 1)) == (1, 2, 3)
-    for shapes in [((), (2, 3)), ((1,), (0,)), ((5, 1, 3), (4, 1)), ((2, 1), (1, 3), (1, 1, 1))]:
-        assert tl.explain_broadcast(*shapes).result == torch.broadcast_shapes(*shapes)
+    for shapes in [((), (2, 3)), ((1,), (0,)), ((5, 1, 3), (4, 1)),
+                   ((2, 1), (1, 3), (1, 1, 1))]:
+        assert (tl.explain_broadcast(*shapes).result
+                == torch.broadcast_shapes(*shapes))
     print("the rule, tensorlens and torch agree")
     """),
     code("""
@@ -196,12 +198,16 @@ cells = [
     """),
     code("""
     col = torch.tensor([[0.1], [0.2], [0.3]])       # (3, 1)
-    wide = torch.broadcast_to(col, (2, 3, 4))       # prepend a dim of 2, stretch 1 -> 4
+    # prepend a dim of 2, stretch 1 -> 4
+    wide = torch.broadcast_to(col, (2, 3, 4))
     print(wide.shape, wide.stride())
-    assert wide.untyped_storage().data_ptr() == col.untyped_storage().data_ptr()  # a view
-    assert wide.stride(0) == 0 and wide.stride(2) == 0       # the prepended and stretched dims
-    print("storage bytes:", wide.untyped_storage().nbytes(), "for", wide.numel(), "elements of",
-          wide.element_size(), "bytes")
+    # a view
+    assert (wide.untyped_storage().data_ptr()
+            == col.untyped_storage().data_ptr())
+    # the prepended and stretched dims
+    assert wide.stride(0) == 0 and wide.stride(2) == 0
+    print("storage bytes:", wide.untyped_storage().nbytes(),
+          "for", wide.numel(), "elements of", wide.element_size(), "bytes")
     """),
     md("""
     The stride explorer from chapter 3 draws that view: 24 logical elements above, the 3 numbers
@@ -236,7 +242,8 @@ cells = [
     code("""
     assert torch.equal(expanded, torch.broadcast_to(weights, (3, 4)))
     assert expanded.stride() == (1, 0)
-    assert expanded.untyped_storage().data_ptr() == weights.untyped_storage().data_ptr()
+    assert (expanded.untyped_storage().data_ptr()
+            == weights.untyped_storage().data_ptr())
     """),
     md("""
     It also says a convolution bias of shape `[C, 1, 1]` can be expanded to `[N, C, H, W]`. True,
@@ -250,7 +257,8 @@ cells = [
     print(tl.explain_broadcast(images.shape, bias.shape))
     out = images + bias
     assert torch.equal(out, images + bias.expand(N, C, H, W))
-    assert torch.equal(out[:, 1] - images[:, 1], torch.full((N, H, W), 200.))  # channel 1: +200
+    # channel 1: +200
+    assert torch.equal(out[:, 1] - images[:, 1], torch.full((N, H, W), 200.))
     """),
     md("""
     A broadcast view is for reading. Writing into it would have to store several different values
@@ -268,7 +276,8 @@ cells = [
     each given a `(2, 1)` and a `(3,)` operand:
     """),
     code("""
-    col2, row3 = torch.tensor([[1], [2]]), torch.tensor([0, 1, 2])     # (2, 1) and (3,)
+    # (2, 1) and (3,)
+    col2, row3 = torch.tensor([[1], [2]]), torch.tensor([0, 1, 2])
     results = {"col2 % (row3 + 1)": col2 % (row3 + 1),
                "col2 & row3": col2 & row3,
                "torch.maximum(col2, row3)": torch.maximum(col2, row3),
@@ -276,7 +285,8 @@ cells = [
     for name, r in results.items():
         print(f"{name:30} -> {tuple(r.shape)}")
         assert r.shape == (2, 3)
-    assert (col2 * 10).shape == (2, 1)     # the number acts as a 0-d operand: no new dims
+    # the number acts as a 0-d operand: no new dims
+    assert (col2 * 10).shape == (2, 1)
     """),
     md("""
     **Comparisons** give a bool tensor of the broadcast shape. Comparing each row of `scores` with
@@ -309,8 +319,8 @@ cells = [
     """),
     code("""
     x = torch.zeros(3, 5)
-    x += torch.tensor([1., 2., 3., 4., 5.])       # (5,) stretches to (3, 5): fine
-    x.mul_(torch.tensor([[1.], [10.], [100.]]))   # (3, 1) stretches to (3, 5): fine
+    x += torch.tensor([1., 2., 3., 4., 5.])      # (5,) stretches to (3, 5): fine
+    x.mul_(torch.tensor([[1.], [10.], [100.]]))  # (3, 1) stretches to (3, 5): fine
     print(x)
     """),
     code("""
@@ -338,8 +348,10 @@ cells = [
     """),
     code("""
     B = 4
-    pred = torch.tensor([[1.0], [2.0], [3.0], [4.0]])     # (B, 1), e.g. from nn.Linear(d, 1)
-    target = torch.tensor([1.0, 2.0, 3.0, 4.0])          # (B,): the predictions are perfect
+    # (B, 1), e.g. from nn.Linear(d, 1)
+    pred = torch.tensor([[1.0], [2.0], [3.0], [4.0]])
+    # (B,): the predictions are perfect
+    target = torch.tensor([1.0, 2.0, 3.0, 4.0])
     diff = pred - target
     print("diff shape:", tuple(diff.shape))
     print("loss with the bug:", (diff ** 2).mean().item())
@@ -374,7 +386,8 @@ cells = [
     m = torch.tensor([[1., 2., 3.],
                       [4., 6., 8.],
                       [0., 0., 9.]])
-    wrong = m - m.mean(dim=1)                 # (3, 3) - (3,): subtracts row means from columns
+    # (3, 3) - (3,): subtracts row means from columns
+    wrong = m - m.mean(dim=1)
     right = m - m.mean(dim=1, keepdim=True)   # (3, 3) - (3, 1): one mean per row
     print(wrong.sum(dim=1))                   # centred rows would sum to 0
     print(right.sum(dim=1))
@@ -394,7 +407,8 @@ cells = [
     """),
     code('''
     def mse(pred, target):
-        """Mean squared error; refuses operands of different shapes instead of broadcasting."""
+        """Mean squared error; refuses operands of different shapes
+        instead of broadcasting."""
         assert pred.shape == target.shape, (
             f"pred {tuple(pred.shape)} vs target {tuple(target.shape)}")
         return ((pred - target) ** 2).mean()
@@ -445,8 +459,10 @@ cells = [
     """),
     code("""
     v = torch.ones(4)
-    print(tuple((v @ torch.ones(2, 4, 5)).shape))   # (4,) -> (1, 4); (2, 1, 5) -> (2, 5)
-    print(tuple((torch.ones(2, 3, 4) @ v).shape))   # (4,) -> (4, 1); (2, 3, 1) -> (2, 3)
+    # (4,) -> (1, 4); (2, 1, 5) -> (2, 5)
+    print(tuple((v @ torch.ones(2, 4, 5)).shape))
+    # (4,) -> (4, 1); (2, 3, 1) -> (2, 3)
+    print(tuple((torch.ones(2, 3, 4) @ v).shape))
     """),
     md("""
     ## An article's "shape mismatch" fix, run as written
@@ -490,7 +506,8 @@ cells = [
     a = torch.rand(3, 4)
     b = torch.rand(4, 5)
     print("a @ b:", tuple((a @ b).shape))
-    print("a.unsqueeze(1) @ b.unsqueeze(0):", tuple((a.unsqueeze(1) @ b.unsqueeze(0)).shape))
+    print("a.unsqueeze(1) @ b.unsqueeze(0):",
+          tuple((a.unsqueeze(1) @ b.unsqueeze(0)).shape))
     """),
     md("""
     **The fix that gives `(3, 4, 5)`.** A `(3, 4, 5)` result pairs every `a[i, j]` with every
@@ -535,7 +552,8 @@ cells = [
     """),
     code('''
     def zero_rows(x, keep):
-        """x with the rows where keep is False set to zero (keep as a column, so it spans rows)."""
+        """x with the rows where keep is False set to zero
+        (keep as a column, so it spans rows)."""
         return torch.where(keep[:, None], x, 0)
     ''', "solution", "hide-input"),
     code("""
@@ -548,7 +566,8 @@ cells = [
     """),
     code('''
     def pairwise_sq_dists(x, y):
-        """Squared distance between every point of x and every point of y, shape (n, m)."""
+        """Squared distance between every point of x and every point of y,
+        shape (n, m)."""
         return ((x[:, None, :] - y[None, :, :]) ** 2).sum(dim=-1)
     ''', "solution", "hide-input"),
     code("""

@@ -41,7 +41,8 @@ import textwrap
 import warnings
 
 import matplotlib.pyplot as plt
-from tensorlens.measure import cost_sweep, plot_sweep, shares_storage, storage_bytes, time_call
+from tensorlens.measure import (cost_sweep, plot_sweep, shares_storage,
+                                storage_bytes, time_call)
 ''')
 
 # ---------------------------------------------------------------------------------------------
@@ -65,11 +66,13 @@ live. Ask torch:
 
 code('''
 print("shape", tuple(expanded.shape), " stride", expanded.stride())
-print("elements:", expanded.numel(), "  storage bytes:", storage_bytes(expanded),
+print("elements:", expanded.numel(),
+      "  storage bytes:", storage_bytes(expanded),
       "  (the source's storage:", storage_bytes(weights), "bytes)")
 assert expanded.stride() == (1, 0)
 assert shares_storage(expanded, weights)
-assert storage_bytes(expanded) == storage_bytes(weights) == 3 * 4  # three float32s, not twelve
+# three float32s, not twelve
+assert storage_bytes(expanded) == storage_bytes(weights) == 3 * 4
 ''')
 
 md(r"""
@@ -122,7 +125,8 @@ code('''
 N, C, H, W = 8, 4, 5, 5
 bias = torch.randn(C, 1, 1)
 big_bias = bias.expand(N, C, H, W)
-print(tuple(big_bias.shape), big_bias.stride(), "storage bytes:", storage_bytes(big_bias))
+print(tuple(big_bias.shape), big_bias.stride(),
+      "storage bytes:", storage_bytes(big_bias))
 assert shares_storage(big_bias, bias) and storage_bytes(big_bias) == C * 4
 ''')
 
@@ -147,7 +151,8 @@ entries from `-1` to `3`:
 
 code('''
 def expand_rule(shape, sizes):
-    """torch.empty(shape).expand(sizes).shape by the rule above; None where torch raises."""
+    """torch.empty(shape).expand(sizes).shape by the rule above;
+    None where torch raises."""
     if len(sizes) < len(shape):
         return None
     new = len(sizes) - len(shape)
@@ -175,16 +180,21 @@ def torch_expand(shape, sizes):
         return None
 
 
-cases = [(s, t) for k in range(3) for s in itertools.product(range(4), repeat=k)
+cases = [(s, t)
+         for k in range(3) for s in itertools.product(range(4), repeat=k)
          for m in range(4) for t in itertools.product(range(-1, 4), repeat=m)]
-disagree = [(s, t) for s, t in cases if expand_rule(s, t) != torch_expand(s, t)]
+disagree = [(s, t) for s, t in cases
+            if expand_rule(s, t) != torch_expand(s, t)]
 raising = sum(torch_expand(s, t) is None for s, t in cases)
 print(len(cases), "cases,", raising, "of them raise;", len(disagree),
       "disagreements with torch, for example:")
 for s, t in disagree[:3]:
-    print(f"  torch.empty({s}).expand({t}) -> torch.Size({list(torch_expand(s, t))})")
-# every disagreement: a 0-d tensor, a 0 among the sizes, and torch hands back a size of -1
-assert all(s == () and 0 in t and min(torch_expand(s, t)) < 0 for s, t in disagree)
+    print(f"  torch.empty({s}).expand({t})"
+          f" -> torch.Size({list(torch_expand(s, t))})")
+# every disagreement: a 0-d tensor, a 0 among the sizes, and torch hands
+# back a size of -1
+assert all(s == () and 0 in t and min(torch_expand(s, t)) < 0
+           for s, t in disagree)
 ''')
 
 md(r"""
@@ -209,7 +219,8 @@ def attempt(fn):
 
 
 ones = torch.ones
-# (article and section, its claim, a snippet that tests it, what the claim predicts, verdict)
+# (article and section, its claim, a snippet that tests it,
+#  what the claim predicts, verdict)
 claims = [
     ("000 §1", "expand can only go from size 1 to size N",
      "ones(3).expand(2, 3)", "raises",
@@ -219,10 +230,12 @@ claims = [
      "WRONG: every size-1 dimension can stretch in one call"),
     ("000 §2", "the reference of expand_as must have the same number of dims",
      "ones(10, 20).expand_as(ones(2, 4, 10, 20))", "raises",
-     "WRONG: a reference with more dims is fine (the article's own mask example)"),
+     "WRONG: a reference with more dims is fine "
+     "(the article's own mask example)"),
     ("000 §2", "(same claim, the other direction)",
      "ones(1, 10, 20).expand_as(ones(10, 20))", "raises",
-     "RIGHT in this direction: fewer dims raise, even when the extra one has size 1"),
+     "RIGHT in this direction: fewer dims raise, "
+     "even when the extra one has size 1"),
     ("000 §2", "non-singleton dims must match exactly",
      "ones(3, 2).expand_as(ones(3, 4))", "raises", "RIGHT"),
     ("000 §2", "[K, 1].expand_as([K, 256, 14, 14]) gives [K, 256, 14, 14]",
@@ -240,7 +253,8 @@ claims = [
      "RIGHT for existing dims; silent about new leading ones"),
 ]
 for source, claim, snippet, claimed, verdict in claims:
-    got = attempt(lambda: eval(snippet))   # the snippet's text is exactly what runs
+    # the snippet's text is exactly what runs
+    got = attempt(lambda: eval(snippet))
     actually = "raises" if got.startswith("RuntimeError") else "works"
     print(f"[{source}] {claim}\\n    {snippet}")
     print(textwrap.fill(f"claim says: {claimed:6}  torch: {got}", width=92,
@@ -258,7 +272,8 @@ first; then `expand_as` does what the article hoped:
 code('''
 roi_features = torch.randn(10, 256, 14, 14)   # [K, C, H, W]
 class_pred = torch.randn(10, 1)               # [K, 1]
-class_mask = class_pred[:, :, None, None].expand_as(roi_features)   # [K,1,1,1] -> [K,C,H,W]
+# [K,1,1,1] -> [K,C,H,W]
+class_mask = class_pred[:, :, None, None].expand_as(roi_features)
 print(tuple(class_mask.shape), class_mask.stride())
 assert torch.equal(class_mask[3], class_pred[3].expand(256, 14, 14))
 assert shares_storage(class_mask, class_pred)
@@ -315,7 +330,8 @@ code('''
 w = torch.tensor([[0.5], [1.0], [0.8], [1.2]])
 output = torch.randn(4, 2)
 by_shape, by_tensor = w.expand((4, 2)), w.expand_as(output)
-assert torch.equal(by_shape, by_tensor) and by_shape.stride() == by_tensor.stride() == (1, 0)
+assert torch.equal(by_shape, by_tensor)
+assert by_shape.stride() == by_tensor.stride() == (1, 0)
 assert shares_storage(by_shape, w) and shares_storage(by_tensor, w)
 print("expand((4, 2)) and expand_as(output): same view")
 ''')
@@ -388,7 +404,8 @@ for name, op in ops.items():
     out = op(base)
     assert out.shape == (32, 3, 224, 224)
     shared = shares_storage(out, base)
-    print(f"{name:22} {storage_bytes(out):>12,} bytes   view of the source: {shared}")
+    print(f"{name:22} {storage_bytes(out):>12,} bytes   "
+          f"view of the source: {shared}")
 assert storage_bytes(ops["repeat"](base)) == 32 * storage_bytes(base)
 ''')
 
@@ -400,7 +417,8 @@ page was built, on one CPU thread.)
 
 code('''
 for name, op in ops.items():
-    print(f"{name:22} {time_call(lambda: op(base), min_run_time=0.05) * 1e6:10.1f} µs")
+    seconds = time_call(lambda: op(base), min_run_time=0.05)
+    print(f"{name:22} {seconds * 1e6:10.1f} µs")
 ''', "nbval-ignore-output")
 
 md(r"""
@@ -424,8 +442,10 @@ grow = {
 sizes = [1, 8, 64, 512, 4096, 16384]
 sweep = cost_sweep(grow, source, sizes, time=True, min_run_time=0.05)
 print(sweep.table("bytes"))
-assert sweep.bytes["expand"] == sweep.bytes["broadcast_to"] == (1024,) * len(sizes)
-assert sweep.shared["expand().contiguous()"][0]   # n = 1: already contiguous, returned as is
+assert (sweep.bytes["expand"] == sweep.bytes["broadcast_to"]
+        == (1024,) * len(sizes))
+# n = 1: already contiguous, returned as is
+assert sweep.shared["expand().contiguous()"][0]
 assert all(sweep.bytes[k] == tuple(1024 * n for n in sizes)
            for k in ("repeat", "tile", "repeat_interleave"))
 ''')
@@ -513,7 +533,8 @@ writes = {
     "y.mul_(2)": lambda y: y.mul_(2),
     "y.clamp_(0, 1)": lambda y: y.clamp_(0, 1),
     "y.copy_(torch.zeros(2, 3))": lambda y: y.copy_(torch.zeros(2, 3)),
-    "y[0] = torch.tensor([7., 8., 9.])": lambda y: y.__setitem__(0, torch.tensor([7., 8, 9])),
+    "y[0] = torch.tensor([7., 8., 9.])":
+        lambda y: y.__setitem__(0, torch.tensor([7., 8, 9])),
     "y.fill_(5)": lambda y: y.fill_(5),
     "y.zero_()": lambda y: y.zero_(),
     "y[0, 0] = 5": lambda y: y.__setitem__((0, 0), 5),
@@ -560,7 +581,8 @@ but warn that this is deprecated:
 
 code('''
 fills = {
-    "masked_fill_": lambda y: y.masked_fill_(torch.ones(2, 3, dtype=torch.bool), 9.0),
+    "masked_fill_":
+        lambda y: y.masked_fill_(torch.ones(2, 3, dtype=torch.bool), 9.0),
     "index_fill_": lambda y: y.index_fill_(1, torch.tensor([0]), 9.0),
 }
 for name, write in fills.items():
@@ -568,7 +590,8 @@ for name, write in fills.items():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         write(x.expand(2, 3))
-    print(caught[0].category.__name__ + ":", str(caught[0].message).split(".")[0])
+    print(caught[0].category.__name__ + ":",
+          str(caught[0].message).split(".")[0])
     print("    x is now", x.flatten().tolist())
     assert x.tolist() == [[9.0], [9.0]]
 ''')
@@ -583,7 +606,8 @@ x = torch.tensor([[1.0], [2.0]])
 y = x.expand(2, 3)
 fixed_article, fixed = y.clone() + 1, y + 1
 assert torch.equal(fixed_article, fixed) and not shares_storage(fixed, x)
-print(fixed.stride(), storage_bytes(fixed), "bytes: a new, ordinary tensor either way")
+print(fixed.stride(), storage_bytes(fixed),
+      "bytes: a new, ordinary tensor either way")
 ''')
 
 # ---------------------------------------------------------------------------------------------
@@ -601,7 +625,8 @@ e = row.expand(32, -1)
 c, k = e.contiguous(), e.clone()
 for name, t in [("expand", e), ("contiguous()", c), ("clone()", k)]:
     print(f"{name:13} contiguous={t.is_contiguous()!s:5} stride={t.stride()}  "
-          f"storage bytes={storage_bytes(t):6}  shares the row: {shares_storage(t, row)}")
+          f"storage bytes={storage_bytes(t):6}  "
+          f"shares the row: {shares_storage(t, row)}")
 assert not e.is_contiguous() and c.is_contiguous()
 assert storage_bytes(c) == storage_bytes(k) == 32 * storage_bytes(row)
 ''')
@@ -621,18 +646,18 @@ Two tips of the first article, checked:
 code('''
 column = torch.arange(6.0).reshape(3, 2)[:, :1]    # [3, 1] with strides (2, 1)
 wide = column.expand(3, 4)
-print("column", column.stride(), column.is_contiguous(), "-> expanded", wide.stride(),
-      wide.is_contiguous())
+print("column", column.stride(), column.is_contiguous(),
+      "-> expanded", wide.stride(), wide.is_contiguous())
 assert not column.is_contiguous() and shares_storage(wide, column)
 assert wide.tolist() == [[0.0] * 4, [2.0] * 4, [4.0] * 4]
 
 base = torch.randn(1, 256, requires_grad=True)
-expanded = base.expand(32, -1).contiguous()         # the article's "safe expansion"
+expanded = base.expand(32, -1).contiguous()   # the article's "safe expansion"
 loss = expanded.sum()
 loss.backward()
 grad_with_copy = base.grad.clone()
 base.grad = None
-base.expand(32, -1).sum().backward()                # no copy
+base.expand(32, -1).sum().backward()          # no copy
 assert torch.equal(base.grad, grad_with_copy) and torch.all(base.grad == 32)
 print("storage bytes: base", storage_bytes(base), "  expanded+contiguous",
       storage_bytes(expanded), "  shares:", shares_storage(expanded, base))
@@ -673,7 +698,8 @@ match, so it reads memory that is not part of `x` at all, or silently drops data
 
 code('''
 storage_owner = torch.arange(12.0).reshape(6, 2)
-x = storage_owner[:2, :1]                # [[0.], [2.]]: a view into a bigger storage
+# [[0.], [2.]]: a view into a bigger storage
+x = storage_owner[:2, :1]
 print("x =", x.flatten().tolist())
 print("smart_expand(x, [3, 4]) =\\n", smart_expand(x, [3, 4]))
 print("x.expand(3, 4):", attempt(lambda: x.expand(3, 4)))
@@ -719,7 +745,8 @@ code('''
 x = torch.tensor([[1.0], [2.0], [3.0]], requires_grad=True)   # [3, 1]
 w = torch.randn(3, 4)
 y = x.expand(3, 4)
-y.retain_grad()                     # keep the gradient of the non-leaf y to look at it
+# keep the gradient of the non-leaf y to look at it
+y.retain_grad()
 (y * w).sum().backward()
 print("y.grad == w:", torch.equal(y.grad, w))
 print("x.grad:", [round(v, 4) for v in x.grad.flatten().tolist()])
@@ -740,11 +767,14 @@ assert torch.allclose(b.grad, g.sum(dim=0))
 r = torch.randn(3, requires_grad=True)
 g6 = torch.randn(6)
 (r.repeat(2) * g6).sum().backward()
-assert torch.allclose(r.grad, g6[:3] + g6[3:])                 # copies end to end
+# copies end to end
+assert torch.allclose(r.grad, g6[:3] + g6[3:])
 r.grad = None
 (r.repeat_interleave(2) * g6).sum().backward()
-assert torch.allclose(r.grad, g6.reshape(3, 2).sum(dim=1))     # copies side by side
-print("expand, repeat and repeat_interleave: gradients are the sums over the copies")
+# copies side by side
+assert torch.allclose(r.grad, g6.reshape(3, 2).sum(dim=1))
+print("expand, repeat and repeat_interleave:",
+      "gradients are the sums over the copies")
 ''')
 
 # ---------------------------------------------------------------------------------------------
@@ -762,7 +792,8 @@ view of `w` shaped like `x`, with `out[b, ...] == w[b]`.
 
 code('''
 def match_to(w, x):
-    """w: [B], x: [B, ...] -> a stride-0 view of w with x's shape; out[b, ...] == w[b]."""
+    """w: [B], x: [B, ...] -> a stride-0 view of w with x's shape;
+    out[b, ...] == w[b]."""
     return w[(...,) + (None,) * (x.dim() - 1)].expand_as(x)
 ''', "solution", "hide-input")
 
@@ -795,7 +826,8 @@ gradient that reaches `s`, without autograd and without `sum_to_size`.
 
 code('''
 def source_grad(g, shape):
-    """g: the gradient at s.expand(g.shape); shape: the shape of s -> the gradient at s."""
+    """g: the gradient at s.expand(g.shape); shape: the shape of s
+    -> the gradient at s."""
     lead = g.dim() - len(shape)
     if lead:
         g = g.sum(dim=tuple(range(lead)))

@@ -70,10 +70,14 @@ as a column `[4, 1]`. Its two "traditional" ways and its `expand_as` way:
 code('''
 weights = torch.tensor([[0.5], [1.0], [0.8], [1.2]])  # shape [4, 1]
 output = torch.randn(4, 2)                             # model output
-weighted_repeat = output * weights.repeat(1, 2)                  # method 1: repeat
-weighted_view_expand = output * weights.view(4, 1).expand(4, 2)  # method 2: view + expand
-weighted_expand_as = output * weights.expand_as(output)          # the article's choice
-weighted_broadcast = output * weights                            # nothing at all
+# method 1: repeat
+weighted_repeat = output * weights.repeat(1, 2)
+# method 2: view + expand
+weighted_view_expand = output * weights.view(4, 1).expand(4, 2)
+# the article's choice
+weighted_expand_as = output * weights.expand_as(output)
+# nothing at all
+weighted_broadcast = output * weights
 for w in (weighted_repeat, weighted_view_expand, weighted_expand_as):
     assert torch.equal(w, weighted_broadcast)
 print("all four agree; shape", tuple(weighted_broadcast.shape))
@@ -102,7 +106,8 @@ class WeightedCrossEntropyLoss(nn.Module):
         weights: [batch_size, 1]
         """
         # standard cross-entropy, one value per sample
-        ce_loss = nn.functional.cross_entropy(logits, targets, reduction="none")
+        ce_loss = nn.functional.cross_entropy(logits, targets,
+                                              reduction="none")
         # align the weights with expand_as
         weighted_loss = ce_loss * weights.expand_as(ce_loss)
         return weighted_loss.mean()
@@ -153,11 +158,12 @@ exactly `B` weights), and check the result against the definition, one sample at
 
 code('''
 class PerSampleWeightedCE(nn.Module):
-    """Mean over the batch of weight[b] * cross_entropy(logits[b], targets[b])."""
+    """Mean over the batch of
+    weight[b] * cross_entropy(logits[b], targets[b])."""
 
     def forward(self, logits, targets, weights):
         ce_loss = F.cross_entropy(logits, targets, reduction="none")   # [B]
-        return (ce_loss * weights.reshape(ce_loss.shape)).mean()        # [B] * [B]
+        return (ce_loss * weights.reshape(ce_loss.shape)).mean()  # [B] * [B]
 
 
 loss = PerSampleWeightedCE()(logits, targets, weights)
@@ -166,7 +172,8 @@ by_hand = sum(weights[b, 0] * -torch.log_softmax(logits[b], dim=0)[targets[b]]
 print(f"fixed loss: {loss.item():.4f}   by hand: {by_hand.item():.4f}   "
       f"the [B, B] trap: {trap.mean().item():.4f}")
 assert torch.allclose(loss, by_hand)
-assert torch.allclose(trap.mean(), weights.mean() * ce_loss.mean())   # what the trap computes
+# what the trap computes
+assert torch.allclose(trap.mean(), weights.mean() * ce_loss.mean())
 assert not torch.allclose(trap.mean(), loss)
 try:
     torch.ones(5, 1).reshape(ce_loss.shape)    # 5 weights for 8 losses
@@ -195,12 +202,13 @@ The second article masks attention scores like this (section 4.1):
 """)
 
 code('''
-attention_scores = torch.randn(4, 10, 10)               # [batch, seq_len, seq_len]
-padding_mask = torch.randint(0, 2, (4, 10, 1))          # [batch, seq_len, 1]
+attention_scores = torch.randn(4, 10, 10)      # [batch, seq_len, seq_len]
+padding_mask = torch.randint(0, 2, (4, 10, 1))  # [batch, seq_len, 1]
 masked_scores = attention_scores * padding_mask.expand_as(attention_scores)
 probs = masked_scores.softmax(dim=-1)
 hit = (padding_mask[0, :, 0] == 0).nonzero().flatten().tolist()
-print("shape", tuple(masked_scores.shape), "- rows (queries) of sample 0 the mask hits:", hit)
+print("shape", tuple(masked_scores.shape),
+      "- rows (queries) of sample 0 the mask hits:", hit)
 print(f"attention of query {hit[0]} after softmax:",
       [round(p, 2) for p in probs[0, hit[0]].tolist()])
 ''')
@@ -220,8 +228,8 @@ Even in the right orientation, one 0/1 value per key, multiplying leaves attenti
 """)
 
 code('''
-lengths = torch.tensor([10, 7, 4, 1])                   # real tokens per sequence
-key_mask = torch.arange(10) < lengths[:, None]          # [B, L], True = real token
+lengths = torch.tensor([10, 7, 4, 1])           # real tokens per sequence
+key_mask = torch.arange(10) < lengths[:, None]  # [B, L], True = real token
 multiplied = (attention_scores * key_mask[:, None, :]).softmax(dim=-1)
 print("sample 3 (1 real key), probability on its padded keys, per query:\\n   ",
       [round(p, 2) for p in multiplied[3, :, 1:].sum(dim=-1).tolist()])
@@ -233,12 +241,16 @@ over the queries; `masked_fill` with `-inf` before the softmax:
 """)
 
 code('''
-probs = attention_scores.masked_fill(~key_mask[:, None, :], float("-inf")).softmax(dim=-1)
+probs = attention_scores.masked_fill(~key_mask[:, None, :],
+                                     float("-inf")).softmax(dim=-1)
 
-assert torch.all(probs.masked_select(~key_mask[:, None, :].expand_as(probs)) == 0)
+assert torch.all(
+    probs.masked_select(~key_mask[:, None, :].expand_as(probs)) == 0)
 assert torch.allclose(probs.sum(dim=-1), torch.ones(4, 10))
-for b, n in enumerate(lengths.tolist()):     # the same as a softmax over the real keys only
-    assert torch.allclose(probs[b, :, :n], attention_scores[b, :, :n].softmax(dim=-1))
+# the same as a softmax over the real keys only
+for b, n in enumerate(lengths.tolist()):
+    assert torch.allclose(probs[b, :, :n],
+                          attention_scores[b, :, :n].softmax(dim=-1))
 print("sample 2, query 0:", [round(p, 3) for p in probs[2, 0].tolist()])
 ''')
 
@@ -251,8 +263,10 @@ softmax over the real keys alone. PyTorch's own attention agrees: with a bool `a
 code('''
 q, k, v = torch.randn(4, 10, 8), torch.randn(4, 10, 8), torch.randn(4, 10, 8)
 scores = q @ k.transpose(-2, -1) / math.sqrt(8)
-ours = scores.masked_fill(~key_mask[:, None, :], float("-inf")).softmax(dim=-1) @ v
-theirs = F.scaled_dot_product_attention(q, k, v, attn_mask=key_mask[:, None, :])
+ours = scores.masked_fill(~key_mask[:, None, :],
+                          float("-inf")).softmax(dim=-1) @ v
+theirs = F.scaled_dot_product_attention(q, k, v,
+                                        attn_mask=key_mask[:, None, :])
 assert torch.allclose(ours, theirs, atol=1e-6)
 print("masked attention == F.scaled_dot_product_attention:", True)
 ''')
@@ -263,8 +277,10 @@ One more catch: a row in which *every* key is masked is all `-inf`, and its soft
 """)
 
 code('''
-no_real_key = torch.zeros(1, 10, dtype=torch.bool)      # a sample made only of padding
-row = scores[:1].masked_fill(~no_real_key[:, None, :], float("-inf")).softmax(dim=-1)[0, 0]
+# a sample made only of padding
+no_real_key = torch.zeros(1, 10, dtype=torch.bool)
+row = scores[:1].masked_fill(~no_real_key[:, None, :],
+                             float("-inf")).softmax(dim=-1)[0, 0]
 print(row)
 assert row.isnan().all()
 ''')
@@ -291,7 +307,8 @@ Correct, and exactly the printout in the article. The `expand` is not needed: co
 code('''
 idiomatic = torch.arange(int(lengths.max())) < lengths[:, None]
 assert torch.equal(idiomatic, mask)
-assert idiomatic.tolist() == [[t < n for t in range(4)] for n in lengths.tolist()]
+assert idiomatic.tolist() == [[t < n for t in range(4)]
+                              for n in lengths.tolist()]
 ''')
 
 # ---------------------------------------------------------------------------------------------
@@ -308,14 +325,16 @@ class PositionEmbedding(nn.Module):
         super().__init__()
         pe = torch.zeros(max_len, d_model)
         position = torch.arange(0, max_len).unsqueeze(1)
-        div_term = torch.exp(torch.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))
+        div_term = torch.exp(torch.arange(0, d_model, 2)
+                             * -(math.log(10000.0) / d_model))
         pe[:, 0::2] = torch.sin(position * div_term)
         pe[:, 1::2] = torch.cos(position * div_term)
         self.register_buffer("pe", pe.unsqueeze(0))  # [1, max_len, d_model]
 
     def forward(self, x):
         # x: [batch, seq_len, d_model]
-        return x + self.pe.expand(x.size(0), -1, -1)  # "broadcasts automatically"
+        # "broadcasts automatically"
+        return x + self.pe.expand(x.size(0), -1, -1)
 
 
 embed = PositionEmbedding(d_model=16)
@@ -336,17 +355,22 @@ rows, a slice (a view, no copy):
 code('''
 class SlicedPositionEmbedding(PositionEmbedding):
     def forward(self, x):
-        return x + self.pe[:, : x.size(1)]   # [1, seq_len, d] broadcasts over the batch
+        # [1, seq_len, d] broadcasts over the batch
+        return x + self.pe[:, : x.size(1)]
 
 
 fixed = SlicedPositionEmbedding(d_model=16)
 out = fixed(x)
 assert out.shape == x.shape
 assert shares_storage(fixed.pe[:, : x.size(1)], fixed.pe)
-t, i = 7, 3                                   # one entry, from the formula itself
-angle = t / 10000 ** ((i - 1) / 16)           # odd i: cosine, with the exponent of i - 1
-assert torch.allclose(out[1, t, i] - x[1, t, i], torch.tensor(math.cos(angle)), atol=1e-6)
-print("output", tuple(out.shape), "- position 7, feature 3 adds cos(7 / 10000^(2/16))")
+# one entry, from the formula itself
+t, i = 7, 3
+# odd i: cosine, with the exponent of i - 1
+angle = t / 10000 ** ((i - 1) / 16)
+assert torch.allclose(out[1, t, i] - x[1, t, i],
+                      torch.tensor(math.cos(angle)), atol=1e-6)
+print("output", tuple(out.shape),
+      "- position 7, feature 3 adds cos(7 / 10000^(2/16))")
 ''')
 
 md(r"""
@@ -363,8 +387,8 @@ big = SlicedPositionEmbedding(d_model=D, max_len=L)
 tokens = torch.zeros(B, L, D)
 term_expand = big.pe.expand(B, -1, -1)
 term_repeat = big.pe.repeat(B, 1, 1)
-terms = {"pe table": big.pe, "expand term": term_expand, "repeat term": term_repeat,
-         "tokens + pe (result)": tokens + big.pe}
+terms = {"pe table": big.pe, "expand term": term_expand,
+         "repeat term": term_repeat, "tokens + pe (result)": tokens + big.pe}
 for name, t in terms.items():
     mib, shared = storage_bytes(t) / 2**20, shares_storage(t, big.pe)
     print(f"{name:22} {mib:7.2f} MiB   shares the table: {shared}")
@@ -383,12 +407,14 @@ Section 4.2 of the second article weights two heads' outputs with the same per-s
 code('''
 cls_output = torch.randn(4, 5)   # classification head
 reg_output = torch.randn(4, 3)   # regression head
-task_weights = torch.tensor([[0.7], [1.0], [1.2], [0.9]])   # one weight per sample
+# one weight per sample
+task_weights = torch.tensor([[0.7], [1.0], [1.2], [0.9]])
 weighted_cls = cls_output * task_weights.expand_as(cls_output)
 weighted_reg = reg_output * task_weights.expand_as(reg_output)
 assert torch.equal(weighted_cls, cls_output * task_weights)
 assert torch.equal(weighted_reg, reg_output * task_weights)
-print(tuple(weighted_cls.shape), tuple(weighted_reg.shape), "- same as plain broadcasting")
+print(tuple(weighted_cls.shape), tuple(weighted_reg.shape),
+      "- same as plain broadcasting")
 ''')
 
 md(r"""
@@ -406,7 +432,8 @@ weights = torch.rand(1024, 1)
 output = torch.randn(1024, 256)
 weights = weights.expand_as(output)   # "expand in advance"
 output *= weights                     # "in-place operation"
-print(tuple(output.shape), "- runs; output still owns", storage_bytes(output), "bytes")
+print(tuple(output.shape), "- runs; output still owns",
+      storage_bytes(output), "bytes")
 ''')
 
 md(r"""
@@ -420,7 +447,8 @@ w_col = torch.rand(1024, 1)
 w_exp = w_col.expand(1024, 256)
 out = torch.randn(1024, 256)
 for name, fn in [("out * w_col", lambda: out * w_col),
-                 ("out * w_col.expand_as(out)", lambda: out * w_col.expand_as(out)),
+                 ("out * w_col.expand_as(out)",
+                  lambda: out * w_col.expand_as(out)),
                  ("out * w_exp (pre-expanded)", lambda: out * w_exp),
                  ("out.mul_(w_col) (in place)", lambda: out.mul_(w_col))]:
     print(f"{name:28} {time_call(fn, min_run_time=0.05) * 1e6:8.1f} µs")
@@ -453,7 +481,8 @@ The first article aligns a teacher's output `[B, T_t, D]` with a student's `[B, 
 
 code('''
 def align_and_loss(student_out, teacher_out, T_t, T_s, compare):
-    """The article's snippet; `compare` stands for its lost comparison operator."""
+    """The article's snippet;
+    `compare` stands for its lost comparison operator."""
     if compare(T_t, T_s):
         student_out = student_out.expand_as(teacher_out)   # expand the student
     else:
@@ -472,7 +501,8 @@ for reading, compare in [(">", operator.gt), ("<", operator.lt)]:
     for T_t, T_s in [(6, 4), (4, 6), (5, 1)]:
         teacher, student = torch.randn(B, T_t, D), torch.randn(B, T_s, D)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")     # mse_loss warns before it raises
+            # mse_loss warns before it raises
+            warnings.simplefilter("ignore")
             try:
                 loss = align_and_loss(student, teacher, T_t, T_s, compare)
                 result = f"loss {loss.item():.3f}"
@@ -503,7 +533,8 @@ def resample_time(x, length):
 teacher, student = torch.randn(2, 6, 8), torch.randn(2, 4, 8)
 loss = F.mse_loss(resample_time(student, teacher.size(1)), teacher)
 assert torch.allclose(resample_time(student, 4), student)
-ramp = torch.linspace(0, 1, 4).reshape(1, 4, 1).expand(2, 4, 8)      # moves linearly in time
+# moves linearly in time
+ramp = torch.linspace(0, 1, 4).reshape(1, 4, 1).expand(2, 4, 8)
 ramp6 = torch.linspace(0, 1, 6).reshape(1, 6, 1).expand(2, 6, 8)
 assert torch.allclose(resample_time(ramp, 6), ramp6)
 common = min(teacher.size(1), student.size(1))
@@ -523,7 +554,8 @@ code('''
 x = torch.randn(32, 128)                       # [N, D]
 x_exp = x.unsqueeze(1).expand(-1, 32, -1)      # [N, N, D]
 y_exp = x.unsqueeze(0).expand(32, -1, -1)
-sim = torch.einsum("nid,njd->nij", x_exp, y_exp)   # "efficient matrix operation"
+# "efficient matrix operation"
+sim = torch.einsum("nid,njd->nij", x_exp, y_exp)
 print("sim shape:", tuple(sim.shape))
 ''')
 
@@ -534,10 +566,11 @@ does nothing: the result is the right matrix, `x @ x.T`, copied 32 times.
 """)
 
 code('''
-gram = x @ x.T                                   # [N, N]: gram[n, j] = x[n] . x[j]
+gram = x @ x.T   # [N, N]: gram[n, j] = x[n] . x[j]
 assert torch.allclose(sim, gram[:, None, :].expand(32, 32, 32), atol=1e-4)
 print("every sim[:, i, :] equals x @ x.T:", True)
-print("storage: sim", storage_bytes(sim), "bytes, x @ x.T", storage_bytes(gram), "bytes")
+print("storage: sim", storage_bytes(sim), "bytes,",
+      "x @ x.T", storage_bytes(gram), "bytes")
 ''')
 
 md(r"""
@@ -546,9 +579,11 @@ the one matrix product it replaces:
 """)
 
 code('''
-for name, fn in [("article's einsum", lambda: torch.einsum("nid,njd->nij", x_exp, y_exp)),
+for name, fn in [("article's einsum",
+                  lambda: torch.einsum("nid,njd->nij", x_exp, y_exp)),
                  ("x @ x.T", lambda: x @ x.T),
-                 ("einsum('id,jd->ij', x, x)", lambda: torch.einsum("id,jd->ij", x, x))]:
+                 ("einsum('id,jd->ij', x, x)",
+                  lambda: torch.einsum("id,jd->ij", x, x))]:
     print(f"{name:26} {time_call(fn, min_run_time=0.05) * 1e6:8.1f} µs")
 ''', "nbval-ignore-output")
 
@@ -583,7 +618,9 @@ images = torch.randn(2, 3, 8, 8)
 kernel = torch.randn(4, 3, 3, 3)
 bias = torch.randn(4)
 with_bias = F.conv2d(images, kernel, bias=bias)
-assert torch.allclose(with_bias, F.conv2d(images, kernel) + bias[:, None, None], atol=1e-5)
+assert torch.allclose(with_bias,
+                      F.conv2d(images, kernel) + bias[:, None, None],
+                      atol=1e-5)
 print("conv2d's bias == + bias[:, None, None] on", tuple(with_bias.shape))
 ''')
 
@@ -640,13 +677,15 @@ scale = torch.tensor([0.1, 0.05, 0.2])          # one scale per channel
 zero_point = torch.zeros(3, dtype=torch.int32)
 s = scale.view(1, 3, 1, 1)
 by_hand = torch.clamp(torch.round(activations / s), -128, 127) * s
-builtin = torch.fake_quantize_per_channel_affine(activations, scale, zero_point, 1, -128, 127)
+builtin = torch.fake_quantize_per_channel_affine(activations, scale,
+                                                 zero_point, 1, -128, 127)
 assert torch.equal(by_hand, builtin)
 
 trainable = torch.tensor([0.1, 0.05, 0.2], requires_grad=True)
 upstream = torch.randn(4, 3, 8, 8)
 (activations * trainable.view(1, 3, 1, 1) * upstream).sum().backward()
-assert torch.allclose(trainable.grad, (activations * upstream).sum(dim=(0, 2, 3)), atol=1e-5)
+assert torch.allclose(trainable.grad,
+                      (activations * upstream).sum(dim=(0, 2, 3)), atol=1e-5)
 print("fake quantization matches; scale.grad = sum over N, H, W:",
       [round(g, 3) for g in trainable.grad.tolist()])
 ''')
@@ -664,8 +703,8 @@ original = torch.randn(1, 3, 224, 224)
 noise = torch.randn(8, 1, 1, 1).expand(-1, 3, 224, 224)
 augmented = original + noise   # broadcasting does the rest
 print(tuple(augmented.shape))
-print("noise storage:", storage_bytes(noise), "bytes;  augmented:", storage_bytes(augmented),
-      "bytes")
+print("noise storage:", storage_bytes(noise), "bytes;  augmented:",
+      storage_bytes(augmented), "bytes")
 ''')
 
 md(r"""
@@ -680,10 +719,11 @@ and no view can make that cheaper.
 """)
 
 code('''
-per_image = noise[:, 0, 0, 0]                                   # the 8 numbers behind the view
+per_image = noise[:, 0, 0, 0]   # the 8 numbers behind the view
 assert torch.equal(augmented, original + per_image.view(8, 1, 1, 1))
 pixel_noise = 0.1 * torch.randn(8, 3, 224, 224)
-print("distinct noise values in image 0: brightness shift", noise[0].unique().numel(),
+print("distinct noise values in image 0: brightness shift",
+      noise[0].unique().numel(),
       "  pixel noise", pixel_noise[0].unique().numel())
 ''')
 
@@ -698,7 +738,8 @@ as a 0-d tensor, without Python loops.
 
 code('''
 def weighted_ce(logits, targets, weights):
-    """logits [B, C], targets [B], weights [B] or [B, 1] -> 0-d weighted mean loss."""
+    """logits [B, C], targets [B], weights [B] or [B, 1]
+    -> 0-d weighted mean loss."""
     per_sample = F.cross_entropy(logits, targets, reduction="none")   # [B]
     return (per_sample * weights.reshape(per_sample.shape)).mean()
 ''', "solution", "hide-input")
@@ -714,7 +755,8 @@ bool tensor with `out[b, t] == (t < lengths[b])`, without loops.
 
 code('''
 def length_mask(lengths, max_len):
-    """lengths [B] (int64), max_len int -> [B, max_len] bool, True on real positions."""
+    """lengths [B] (int64), max_len int -> [B, max_len] bool,
+    True on real positions."""
     return torch.arange(max_len) < lengths[:, None]
 ''', "solution", "hide-input")
 
@@ -730,7 +772,8 @@ sample with no real key gets rows of zeros, not `NaN`.
 
 code('''
 def masked_softmax(scores, key_mask):
-    """scores [B, Q, K], key_mask [B, K] bool -> softmax over the real keys; 0 elsewhere."""
+    """scores [B, Q, K], key_mask [B, K] bool -> softmax over the real keys;
+    0 elsewhere."""
     keep = key_mask[:, None, :]                                   # [B, 1, K]
     probs = scores.masked_fill(~keep, float("-inf")).softmax(dim=-1)
     return probs.masked_fill(~keep, 0.0)
