@@ -76,7 +76,8 @@ cells = [
     """),
     code("""
     assert x.grad.item() == 2 * 2.0 + 3
-    print("x: is_leaf", x.is_leaf, "| requires_grad", x.requires_grad, "| grad_fn", x.grad_fn)
+    print("x: is_leaf", x.is_leaf, "| requires_grad", x.requires_grad,
+          "| grad_fn", x.grad_fn)
     print("y: is_leaf", y.is_leaf, "| requires_grad", y.requires_grad,
           "| grad_fn", type(y.grad_fn).__name__)
     """),
@@ -92,9 +93,11 @@ cells = [
     x = torch.tensor(2.0, requires_grad=True)
     y = x ** 2 + 3 * x + 1
     node = y.grad_fn
-    print(type(node).__name__, "->", [type(fn).__name__ for fn, _ in node.next_functions])
+    print(type(node).__name__, "->",
+          [type(fn).__name__ for fn, _ in node.next_functions])
     inner = node.next_functions[0][0]
-    print(type(inner).__name__, "->", [type(fn).__name__ for fn, _ in inner.next_functions])
+    print(type(inner).__name__, "->",
+          [type(fn).__name__ for fn, _ in inner.next_functions])
     """),
     md("""
     The outer `AddBackward0` is `+ 1`; the second entry of its `next_functions` is `None`,
@@ -179,7 +182,8 @@ cells = [
     y = x.exp() * x
     y.backward(retain_graph=True)
     y.backward()
-    expected = 2 * (x.exp() * (1 + x)).detach()  # d/dx (x e^x) = e^x (1 + x), twice
+    # d/dx (x e^x) = e^x (1 + x), twice
+    expected = 2 * (x.exp() * (1 + x)).detach()
     assert torch.allclose(x.grad, expected)
     print(x.grad)
     """),
@@ -225,7 +229,8 @@ cells = [
     w = torch.tensor([1.0, 2.0], requires_grad=True)
     d = w.detach()
     print("detach: requires_grad", d.requires_grad, "| grad_fn", d.grad_fn,
-          "| same storage", d.untyped_storage().data_ptr() == w.untyped_storage().data_ptr())
+          "| same storage",
+          d.untyped_storage().data_ptr() == w.untyped_storage().data_ptr())
     assert d.untyped_storage().data_ptr() == w.untyped_storage().data_ptr()
 
     with torch.no_grad():
@@ -234,7 +239,8 @@ cells = [
 
     with torch.inference_mode():
         r = w * 2
-    print("inference_mode: requires_grad", r.requires_grad, "| is_inference", r.is_inference())
+    print("inference_mode: requires_grad", r.requires_grad,
+          "| is_inference", r.is_inference())
     """),
     md("""
     An inference tensor cannot enter a graph later, for example as a saved input of a product
@@ -283,8 +289,10 @@ cells = [
     code("""
     best = torch.linalg.lstsq(data, target).solution
     best_loss = ((data @ best - target) ** 2).mean().item()
-    print(f"least-squares loss {best_loss:.4f}; gap after 100 steps {losses[-1] - best_loss:.4f}")
-    assert all(b < a for a, b in zip(losses, losses[1:]))  # decreases at every step
+    print(f"least-squares loss {best_loss:.4f}; "
+          f"gap after 100 steps {losses[-1] - best_loss:.4f}")
+    # decreases at every step
+    assert all(b < a for a, b in zip(losses, losses[1:]))
     assert losses[-1] > best_loss
     """),
     md("""
@@ -331,7 +339,8 @@ cells = [
     loss = ((data @ weights - target) ** 2).mean()
     loss.backward()
     weights = weights - 0.01 * weights.grad
-    print("is_leaf:", weights.is_leaf, "| grad_fn:", type(weights.grad_fn).__name__)
+    print("is_leaf:", weights.is_leaf,
+          "| grad_fn:", type(weights.grad_fn).__name__)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the non-leaf .grad warning shown earlier
         weights.grad.zero_()
@@ -357,11 +366,14 @@ cells = [
     print("batches | graph nodes | bytes kept by the graph")
     for batches in (1, 10, 50):
         total = evaluate(weights, batches, grad_mode=True)
-        print(f"{batches:7d} | {len(autograd_graph(total)):11d} | {saved_tensor_bytes(total):8d}")
+        print(f"{batches:7d} | {len(autograd_graph(total)):11d} | "
+              f"{saved_tensor_bytes(total):8d}")
     kept = saved_tensor_bytes(evaluate(weights, 50, grad_mode=True))
-    assert kept == 50 * (100 * 3 * 4 + 100 * 4)  # every batch and every residual stays alive
+    # every batch and every residual stays alive
+    assert kept == 50 * (100 * 3 * 4 + 100 * 4)
     total = evaluate(weights, 50, grad_mode=False)
-    print("under no_grad: grad_fn", total.grad_fn, "| requires_grad", total.requires_grad)
+    print("under no_grad: grad_fn", total.grad_fn,
+          "| requires_grad", total.requires_grad)
     """),
     md("""
     Growth is linear: each batch adds its input (1200 bytes) and its residual (400 bytes) to what
@@ -393,7 +405,8 @@ cells = [
     # or
     x2 = torch.tensor([1.0, 2.0]).requires_grad_()
     (x2 * 2).sum().backward()
-    assert torch.equal(x.grad, x2.grad) and torch.equal(x.grad, torch.tensor([2.0, 2.0]))
+    assert torch.equal(x.grad, x2.grad)
+    assert torch.equal(x.grad, torch.tensor([2.0, 2.0]))
     """),
     md("""
     ### In-place on a leaf
@@ -481,7 +494,8 @@ cells = [
     x.grad = None
     y = x.expand(2, 3) + 1  # no clone: the sum gets a storage of its own
     y.sum().backward()
-    print("without clone:", y.untyped_storage().nbytes(), "bytes for", y.numel(), "floats")
+    print("without clone:", y.untyped_storage().nbytes(), "bytes for",
+          y.numel(), "floats")
     assert y.untyped_storage().nbytes() == y.numel() * 4
     assert torch.equal(x.grad, torch.full((2, 1), 3.0))
     """),
@@ -502,8 +516,10 @@ cells = [
     g = torch.randn(3, 4)
     ((a + b) * g).sum().backward()
 
-    by_hand_a = torch.stack([sum(g[i, j] for j in range(4)) for i in range(3)]).reshape(3, 1)
-    by_hand_b = torch.stack([sum(g[i, j] for i in range(3)) for j in range(4)]).reshape(1, 4)
+    by_hand_a = torch.stack([sum(g[i, j] for j in range(4))
+                             for i in range(3)]).reshape(3, 1)
+    by_hand_b = torch.stack([sum(g[i, j] for i in range(3))
+                             for j in range(4)]).reshape(1, 4)
     print("a.grad", a.grad.flatten(), "\\nb.grad", b.grad.flatten())
     assert a.grad.shape == a.shape and b.grad.shape == b.shape
     assert torch.allclose(a.grad, by_hand_a) and torch.allclose(b.grad, by_hand_b)
@@ -637,7 +653,8 @@ cells = [
     print("MyReLU    ", mine.grad.tolist())
     print("torch.relu", builtin.grad.tolist())
     assert mine.grad[1] == 1.0 and builtin.grad[1] == 0.0
-    assert torch.equal(builtin.grad, (points > 0).float())  # i.e. zero where points <= 0
+    # i.e. zero where points <= 0
+    assert torch.equal(builtin.grad, (points > 0).float())
     """),
     md("""
     `gradcheck` fails for both at 0: the central difference $(f(h) - f(-h)) / 2h$ is 0.5, the
@@ -646,8 +663,10 @@ cells = [
     """),
     code("""
     zero = torch.zeros(1, dtype=torch.double, requires_grad=True)
-    print("MyReLU at 0:", torch.autograd.gradcheck(MyReLU.apply, (zero,), raise_exception=False))
-    print("relu at 0:  ", torch.autograd.gradcheck(torch.relu, (zero,), raise_exception=False))
+    print("MyReLU at 0:",
+          torch.autograd.gradcheck(MyReLU.apply, (zero,), raise_exception=False))
+    print("relu at 0:  ",
+          torch.autograd.gradcheck(torch.relu, (zero,), raise_exception=False))
     torch.autograd.gradcheck(MyReLU.apply, (zero,))
     """, "raises-exception"),
     md("""
@@ -700,10 +719,14 @@ cells += [
     """),
     code('''
     def unbroadcast(grad, shape):
-        """Sum `grad` over the dims that broadcasting stretched, giving a tensor of `shape`."""
+        """Sum `grad` over the dims that broadcasting stretched.
+
+        Gives a tensor of `shape`.
+        """
         extra = grad.dim() - len(shape)
         out = grad.sum(dim=tuple(range(extra))) if extra else grad
-        stretched = tuple(i for i, n in enumerate(shape) if n == 1 and out.shape[i] != 1)
+        stretched = tuple(i for i, n in enumerate(shape)
+                          if n == 1 and out.shape[i] != 1)
         return out.sum(dim=stretched, keepdim=True) if stretched else out.clone()
     ''', "solution", "hide-input"),
     code("""
@@ -716,7 +739,10 @@ cells += [
     """),
     code('''
     def relu_backward(x, grad_output):
-        """Gradient of relu at x, times grad_output; slope 0 at x == 0 like torch.relu."""
+        """Gradient of relu at x, times grad_output.
+
+        Slope 0 at x == 0, like torch.relu.
+        """
         return torch.where(x > 0, grad_output, torch.zeros_like(grad_output))
     ''', "solution", "hide-input"),
     code("""
@@ -730,7 +756,10 @@ cells += [
     """),
     code('''
     def mse_grad(data, w, target):
-        """d loss / d w for loss = mean((data @ w - target) ** 2), with the shape of w."""
+        """d loss / d w for loss = mean((data @ w - target) ** 2).
+
+        The result has the shape of w.
+        """
         residual = data @ w - target
         return 2.0 / residual.numel() * data.T @ residual
     ''', "solution", "hide-input"),

@@ -82,7 +82,8 @@ cells = [
         return torch.device("cpu")
 
     device = pick_device()
-    print("cuda:", torch.cuda.is_available(), "| mps:", torch.backends.mps.is_available(),
+    print("cuda:", torch.cuda.is_available(),
+          "| mps:", torch.backends.mps.is_available(),
           "| chosen:", device)
     '''),
     md("""
@@ -115,12 +116,15 @@ cells = [
     code("""
     x = torch.ones(3)
     y = x.to(torch.float64)
-    print("tensor: original", x.dtype, "| returned", y.dtype, "| same object:", y is x)
-    print("nothing to change -> same object:", x.to("cpu") is x, x.to(torch.float32) is x)
+    print("tensor: original", x.dtype, "| returned", y.dtype,
+          "| same object:", y is x)
+    print("nothing to change -> same object:",
+          x.to("cpu") is x, x.to(torch.float32) is x)
 
     model = torch.nn.Linear(3, 2)
     returned = model.to(torch.float64)
-    print("module: returned is model:", returned is model, "| weight now", model.weight.dtype)
+    print("module: returned is model:", returned is model,
+          "| weight now", model.weight.dtype)
     assert y is not x and x.dtype == torch.float32
     assert returned is model and model.weight.dtype == torch.float64
     """),
@@ -141,7 +145,8 @@ cells = [
             print("batch on", inputs.device, "| loss", round(loss.item(), 4))
 
     torch.manual_seed(0)
-    train(torch.nn.Linear(4, 1), [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(2)])
+    train(torch.nn.Linear(4, 1),
+          [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(2)])
     '''),
     md("""
     ## Mixing devices
@@ -154,10 +159,12 @@ cells = [
     """),
     code("""
     cpu_tensor = torch.rand(1000, 1000)
-    # this raises on a GPU machine (caught, so that the chapter runs on to the end there too)
+    # this raises on a GPU machine (caught, so that the chapter runs on to the
+    # end there too)
     try:
         result = gpu_tensor + cpu_tensor
-        print("no error here: both operands are on", gpu_tensor.device, "and", cpu_tensor.device)
+        print("no error here: both operands are on", gpu_tensor.device,
+              "and", cpu_tensor.device)
     except RuntimeError as error:
         print("RuntimeError:", error)
     """),
@@ -232,9 +239,11 @@ cells = [
     _label_as_gpu = False
 
     def _gpu_tag(storage):
-        return "cuda:0" if _label_as_gpu else None  # None: let PyTorch tag it normally
+        # None: let PyTorch tag it normally
+        return "cuda:0" if _label_as_gpu else None
 
-    torch.serialization.register_package(0, _gpu_tag, lambda storage, location: None)
+    torch.serialization.register_package(0, _gpu_tag,
+                                         lambda storage, location: None)
 
     def fake_gpu_save(obj, path):
         global _label_as_gpu
@@ -244,7 +253,8 @@ cells = [
         finally:
             _label_as_gpu = False
 
-    fake_gpu_save({"weights": torch.nn.Linear(2, 2).state_dict(), "config": {"hidden": 2}},
+    fake_gpu_save({"weights": torch.nn.Linear(2, 2).state_dict(),
+                   "config": {"hidden": 2}},
                   checkpoint)
     """),
     md("""
@@ -260,8 +270,10 @@ cells = [
     fix, and the kernel survives. The fix, as in the article:
     """),
     code("""
-    state = torch.load(checkpoint, map_location="cpu")  # force loading onto the CPU
-    print({name: (t.device, tuple(t.shape)) for name, t in state["weights"].items()},
+    # force loading onto the CPU
+    state = torch.load(checkpoint, map_location="cpu")
+    print({name: (t.device, tuple(t.shape))
+           for name, t in state["weights"].items()},
           state["config"])
     # map_location also takes a torch.device or a {saved: wanted} dict
     remapped = torch.load(checkpoint, map_location={"cuda:0": "cpu"})
@@ -293,7 +305,8 @@ cells = [
     code("""
     big = torch.ones(1_000_000)
     alive = weakref.ref(big)
-    first_ten = big[:10]  # a view: it keeps `big` (and all 4 MB of its storage) alive
+    # a view: it keeps `big` (and all 4 MB of its storage) alive
+    first_ten = big[:10]
     del big
     print("after del big:      still alive?", alive() is not None,
           "| the view's storage bytes:", first_ten.untyped_storage().nbytes())
@@ -343,10 +356,12 @@ cells = [
         print("after empty_cache: reserved", torch.cuda.memory_reserved() // mib,
               "| peak allocated", torch.cuda.max_memory_allocated() // mib)
     else:
-        torch.cuda.empty_cache()   # the article's call: safe without CUDA, and it does nothing
-        assert torch.cuda.memory_allocated() == 0 and torch.cuda.memory_reserved() == 0
-        print("CUDA is not available here: empty_cache() ran and released nothing; the counters",
-              "stay at", torch.cuda.memory_allocated())
+        # the article's call: safe without CUDA, and it does nothing
+        torch.cuda.empty_cache()
+        assert torch.cuda.memory_allocated() == 0
+        assert torch.cuda.memory_reserved() == 0
+        print("CUDA is not available here: empty_cache() ran and released",
+              "nothing; the counters stay at", torch.cuda.memory_allocated())
     """),
     md("""
     ## Precision: what `float16` and `bfloat16` save
@@ -358,7 +373,8 @@ cells = [
     tensor = torch.rand(10)  # torch.float32
     # lower the precision to save memory
     half_tensor = tensor.half()  # torch.float16
-    print(tensor.dtype, tensor.nbytes, "bytes |", half_tensor.dtype, half_tensor.nbytes, "bytes")
+    print(tensor.dtype, tensor.nbytes, "bytes |",
+          half_tensor.dtype, half_tensor.nbytes, "bytes")
     """),
     md("""
     The storage is exactly half, for any size; measured on a million elements:
@@ -368,7 +384,8 @@ cells = [
     for dtype in (torch.float64, torch.float32, torch.float16, torch.bfloat16):
         t = torch.zeros(1000, 1000, dtype=dtype)
         print(f"{str(dtype):16s} {t.element_size():17d}   {t.nbytes:21,d}")
-        assert t.nbytes == t.numel() * t.element_size() == t.untyped_storage().nbytes()
+        assert (t.nbytes == t.numel() * t.element_size()
+                == t.untyped_storage().nbytes())
     """),
     md("""
     The article's claim is about the whole GPU: "nearly half the memory, with negligible loss of
@@ -384,13 +401,16 @@ cells = [
     `torch.finfo` lists the consequences:
     """),
     code("""
-    print(f"{'dtype':15s} {'bits':>4s} {'eps':>10s} {'max':>11s} {'smallest normal':>16s}")
+    print(f"{'dtype':15s} {'bits':>4s} {'eps':>10s} {'max':>11s}"
+          f" {'smallest normal':>16s}")
     for dtype in (torch.float32, torch.float16, torch.bfloat16):
         f = torch.finfo(dtype)
-        print(f"{str(dtype):15s} {f.bits:4d} {f.eps:10.3g} {f.max:11.4g} {f.tiny:16.4g}")
+        print(f"{str(dtype):15s} {f.bits:4d} {f.eps:10.3g} {f.max:11.4g}"
+              f" {f.tiny:16.4g}")
     # eps = 2 ** -(mantissa bits): 23 for float32, 10 for float16, 7 for bfloat16
-    assert [torch.finfo(d).eps for d in (torch.float32, torch.float16, torch.bfloat16)] == [
-        2.0 ** -23, 2.0 ** -10, 2.0 ** -7]
+    eps = [torch.finfo(d).eps
+           for d in (torch.float32, torch.float16, torch.bfloat16)]
+    assert eps == [2.0 ** -23, 2.0 ** -10, 2.0 ** -7]
     """),
     md("""
     `eps` is the gap between 1 and the next representable number. The gap grows with the
@@ -410,7 +430,8 @@ cells = [
                   drawstyle="steps-post")
     ax.axhline(2.0, ls=":", color="gray")
     ax.axvline(torch.finfo(torch.float16).max, ls="--", color="gray", lw=0.8)
-    ax.text(torch.finfo(torch.float16).max * 0.8, 1e-9, "float16 max", ha="right", fontsize=8)
+    ax.text(torch.finfo(torch.float16).max * 0.8, 1e-9, "float16 max",
+            ha="right", fontsize=8)
     ax.set_xlabel("value")
     ax.set_ylabel("gap to the next representable value")
     ax.legend()
@@ -444,7 +465,8 @@ cells = [
     code("""
     three = torch.tensor(300.0)
     cases = {
-        "300 * 300": (three.half() * three.half(), three.bfloat16() * three.bfloat16()),
+        "300 * 300": (three.half() * three.half(),
+                      three.bfloat16() * three.bfloat16()),
         "70000": (torch.tensor(70000.0).half(), torch.tensor(70000.0).bfloat16()),
         "1e-8": (torch.tensor(1e-8).half(), torch.tensor(1e-8).bfloat16()),
     }
@@ -474,7 +496,8 @@ cells = [
     for dtype in (torch.float32, torch.float16, torch.bfloat16):
         product = (a.to(dtype) @ b.to(dtype)).double()
         err = ((product - exact).abs().max() / exact.abs().max()).item()
-        print(f"256 x 256 matmul in {str(dtype):15s}: max error / max value {err:.1e}")
+        print(f"256 x 256 matmul in {str(dtype):15s}:"
+              f" max error / max value {err:.1e}")
     """),
     md("""
     So: a value stored in 16 bits keeps about three significant decimal digits (`float16`) or
@@ -495,10 +518,14 @@ cells = [
     torch.manual_seed(0)
     a, b = torch.randn(256, 256), torch.randn(256, 256)
     with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
-        product = a @ b                                   # lower-precision list
-        loss = torch.nn.functional.mse_loss(product, b)   # float32 list
-        summed = product.sum()                            # neither: follows its input
-        mixed = product + a                               # neither: bfloat16 + float32 promotes
+        # lower-precision list
+        product = a @ b
+        # float32 list
+        loss = torch.nn.functional.mse_loss(product, b)
+        # neither: follows its input
+        summed = product.sum()
+        # neither: bfloat16 + float32 promotes
+        mixed = product + a
     for name, t in [("a @ b", product), ("mse_loss", loss),
                     ("product.sum()", summed), ("product + a", mixed)]:
         print(f"{name:14s} -> {t.dtype}")
@@ -551,7 +578,9 @@ cells = [
     """),
     code('''
     def overflows(x, dtype):
-        """Bool tensor: True where the finite value x[i] overflows when cast to dtype."""
+        """Bool tensor: True where the finite value x[i] overflows when cast
+        to dtype.
+        """
         return torch.isfinite(x) & torch.isinf(x.to(dtype))
     ''', "solution", "hide-input"),
     code("""
@@ -564,7 +593,9 @@ cells = [
     """),
     code('''
     def spacing(x):
-        """Distance from x to the next representable value above it, in x's dtype."""
+        """Distance from x to the next representable value above it, in x's
+        dtype.
+        """
         return torch.nextafter(x, torch.full_like(x, float("inf"))) - x
     ''', "solution", "hide-input"),
     code("""

@@ -60,7 +60,10 @@ def file_size(name):
     return (root / name).stat().st_size
 
 def storage_bytes_in(name):
-    """Bytes of raw tensor storage inside a torch.save archive (its data/ entries)."""
+    """Bytes of raw tensor storage inside a torch.save archive.
+
+    Counts its data/ entries.
+    """
     with zipfile.ZipFile(root / name) as archive:
         return sum(info.file_size for info in archive.infolist()
                    if info.filename.split("/")[1] == "data")
@@ -89,14 +92,17 @@ torch.save(state, root / "model_state.pt")
 
 # load
 loaded = torch.load(root / "tensor.pt")
-state = torch.load(root / "model_state.pt", map_location="cpu")  # storages to the CPU
+# storages to the CPU
+state = torch.load(root / "model_state.pt", map_location="cpu")
 
 assert torch.equal(loaded, tensor)
 assert state["config"] == model_config
-assert all(torch.equal(state["weights"][k], v) for k, v in model.state_dict().items())
+assert all(torch.equal(state["weights"][k], v)
+           for k, v in model.state_dict().items())
 print(sorted(state["weights"]), state["config"])
 # the dict needs nothing outside weights_only's allowlist (see below)
-assert torch.serialization.get_unsafe_globals_in_checkpoint(root / "model_state.pt") == []
+assert torch.serialization.get_unsafe_globals_in_checkpoint(
+    root / "model_state.pt") == []
 ''')
 
 md("""
@@ -130,15 +136,19 @@ million-element tensor and the whole million comes along:
 
 code('''
 big = torch.arange(1_000_000, dtype=torch.float32)
-first_ten = big[:10]                     # a view: 10 elements on a 4,000,000-byte storage
-print("storage behind the view:", f"{measure.storage_bytes(first_ten):,}", "bytes")
+# a view: 10 elements on a 4,000,000-byte storage
+first_ten = big[:10]
+print("storage behind the view:",
+      f"{measure.storage_bytes(first_ten):,}", "bytes")
 
 torch.save(first_ten, root / "view.pt")
-torch.save(first_ten.clone(), root / "clone.pt")     # a fresh storage of exactly 10 floats
+# a fresh storage of exactly 10 floats
+torch.save(first_ten.clone(), root / "clone.pt")
 for name in ["view.pt", "clone.pt"]:
     print(f"{name:<9} {file_size(name):>9,} bytes on disk, "
           f"{storage_bytes_in(name):>9,} of them storage")
-assert storage_bytes_in("view.pt") == 4_000_000 and storage_bytes_in("clone.pt") == 40
+assert storage_bytes_in("view.pt") == 4_000_000
+assert storage_bytes_in("clone.pt") == 40
 ''')
 
 md("""
@@ -148,8 +158,10 @@ follows the tensor into memory too:
 
 code('''
 reloaded = torch.load(root / "view.pt")
-print(tuple(reloaded.shape), f"{measure.storage_bytes(reloaded):,}", "bytes of storage")
-assert torch.equal(reloaded, first_ten) and measure.storage_bytes(reloaded) == 4_000_000
+print(tuple(reloaded.shape), f"{measure.storage_bytes(reloaded):,}",
+      "bytes of storage")
+assert torch.equal(reloaded, first_ten)
+assert measure.storage_bytes(reloaded) == 4_000_000
 ''')
 
 md("""
@@ -160,7 +172,8 @@ contiguous, so `contiguous()` returns it unchanged, big storage and all.
 code('''
 assert first_ten.is_contiguous() and first_ten.contiguous() is first_ten
 torch.save(first_ten.contiguous(), root / "contiguous.pt")
-print("contiguous.pt", f"{storage_bytes_in('contiguous.pt'):,}", "bytes of storage")
+print("contiguous.pt", f"{storage_bytes_in('contiguous.pt'):,}",
+      "bytes of storage")
 assert storage_bytes_in("contiguous.pt") == 4_000_000
 ''')
 
@@ -173,7 +186,8 @@ is still linked: writing through one changes the other.
 code('''
 pair = {"full": big, "head": big[:10]}
 torch.save(pair, root / "pair.pt")
-print("pair.pt", f"{storage_bytes_in('pair.pt'):,}", "bytes of storage (one storage, not two)")
+print("pair.pt", f"{storage_bytes_in('pair.pt'):,}",
+      "bytes of storage (one storage, not two)")
 assert storage_bytes_in("pair.pt") == 4_000_000
 
 back = torch.load(root / "pair.pt")
@@ -200,7 +214,8 @@ torch.manual_seed(0)
 inputs, targets = torch.randn(64, 3), torch.randn(64, 1)
 
 def make_model_and_optimizer(seed):
-    torch.manual_seed(seed)   # a different seed gives different starting weights
+    # a different seed gives different starting weights
+    torch.manual_seed(seed)
     model = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 1))
     return model, torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
 
@@ -214,23 +229,28 @@ def train_epoch(model, optimizer):
 model, optimizer = make_model_and_optimizer(seed=1)
 for epoch in range(3):
     train_epoch(model, optimizer)
-torch.save({"epoch": 3, "model": model.state_dict(), "optimizer": optimizer.state_dict()},
+torch.save({"epoch": 3, "model": model.state_dict(),
+            "optimizer": optimizer.state_dict()},
            root / "checkpoint.pt")
 for epoch in range(3, 5):
     train_epoch(model, optimizer)
 uninterrupted = {k: v.clone() for k, v in model.state_dict().items()}
-print("optimizer state per parameter:", sorted(optimizer.state_dict()["state"][0]))
+print("optimizer state per parameter:",
+      sorted(optimizer.state_dict()["state"][0]))
 ''')
 
 code('''
-resumed_model, resumed_optimizer = make_model_and_optimizer(seed=2)   # a "new process"
-checkpoint = torch.load(root / "checkpoint.pt")                       # weights_only=True is enough
+# a "new process"
+resumed_model, resumed_optimizer = make_model_and_optimizer(seed=2)
+# weights_only=True is enough
+checkpoint = torch.load(root / "checkpoint.pt")
 resumed_model.load_state_dict(checkpoint["model"])
 resumed_optimizer.load_state_dict(checkpoint["optimizer"])
 for epoch in range(checkpoint["epoch"], 5):
     train_epoch(resumed_model, resumed_optimizer)
 
-same = all(torch.equal(resumed_model.state_dict()[k], v) for k, v in uninterrupted.items())
+same = all(torch.equal(resumed_model.state_dict()[k], v)
+           for k, v in uninterrupted.items())
 print("resumed run identical to the uninterrupted run:", same)
 assert same
 ''')
@@ -262,7 +282,8 @@ code('''
 snapshot = model.state_dict()
 before = snapshot["0.weight"].clone()
 train_epoch(model, optimizer)
-print("the 'snapshot' changed with training:", not torch.equal(snapshot["0.weight"], before))
+print("the 'snapshot' changed with training:",
+      not torch.equal(snapshot["0.weight"], before))
 assert measure.shares_storage(snapshot["0.weight"], model[0].weight)
 ''')
 
@@ -298,10 +319,12 @@ It takes a device, a string, a dict from saved location to new location, or a fu
 """)
 
 code('''
-for where in ["cpu", torch.device("cpu"), {"cuda:0": "cpu"}, lambda storage, location: storage]:
+for where in ["cpu", torch.device("cpu"), {"cuda:0": "cpu"},
+              lambda storage, location: storage]:
     weight = torch.load(root / "from_gpu.pt", map_location=where)["weight"]
     print(f"{type(where).__name__:<9} -> {weight.device}")
-    assert weight.device.type == "cpu" and torch.equal(weight, torch.ones(2, 2))
+    assert weight.device.type == "cpu"
+    assert torch.equal(weight, torch.ones(2, 2))
 ''')
 
 md("""
@@ -321,14 +344,19 @@ code('''
 marker = root / "written-by-the-pickle.txt"
 
 class Payload:
-    """Loading a pickle of this calls Path.write_text: a stand-in for any code at all."""
+    """Loading a pickle of this calls Path.write_text.
+
+    A stand-in for any code at all.
+    """
     def __reduce__(self):
         message = "this file was written by loading a checkpoint"
         return (pathlib.Path.write_text, (marker, message))
 
-torch.save({"weights": torch.ones(3), "extra": Payload()}, root / "untrusted.pt")
+torch.save({"weights": torch.ones(3), "extra": Payload()},
+           root / "untrusted.pt")
 print("marker exists after saving:", marker.exists())
-unsafe = torch.serialization.get_unsafe_globals_in_checkpoint(root / "untrusted.pt")
+unsafe = torch.serialization.get_unsafe_globals_in_checkpoint(
+    root / "untrusted.pt")
 print("globals the file needs:", sorted(unsafe))
 ''')
 
@@ -372,7 +400,8 @@ what loading a pickle did by default before PyTorch 2.6, and it runs the code:
 """)
 
 code('''
-obj = torch.load(root / "untrusted.pt", weights_only=False)   # only for files you trust
+# only for files you trust
+obj = torch.load(root / "untrusted.pt", weights_only=False)
 print("marker exists after weights_only=False:", marker.exists())
 print("it says:", marker.read_text())
 assert marker.exists()
@@ -395,9 +424,11 @@ class TrainConfig:
     lr: float
     epochs: int
 
-torch.save({"config": TrainConfig(lr=0.05, epochs=5), "model": model.state_dict()},
+torch.save({"config": TrainConfig(lr=0.05, epochs=5),
+            "model": model.state_dict()},
            root / "with_config.pt")
-print(torch.serialization.get_unsafe_globals_in_checkpoint(root / "with_config.pt"))
+print(torch.serialization.get_unsafe_globals_in_checkpoint(
+    root / "with_config.pt"))
 ''')
 
 code('''
@@ -417,11 +448,14 @@ with torch.serialization.safe_globals([TrainConfig]):
 print(restored["config"])
 assert restored["config"] == TrainConfig(lr=0.05, epochs=5)
 
-torch.serialization.add_safe_globals([TrainConfig])      # from now on, for this process
+# from now on, for this process
+torch.serialization.add_safe_globals([TrainConfig])
 assert torch.load(root / "with_config.pt")["config"].epochs == 5
-torch.serialization.clear_safe_globals()                 # undo, to keep the chapter tidy
+# undo, to keep the chapter tidy
+torch.serialization.clear_safe_globals()
 
-with torch.serialization.safe_globals([TrainConfig]):    # allowing one class allows no other
+# allowing one class allows no other
+with torch.serialization.safe_globals([TrainConfig]):
     try:
         torch.load(root / "untrusted.pt")
         refused = False
@@ -455,7 +489,8 @@ header = json.loads(raw[8:8 + header_length])
 for name, entry in sorted(header.items()):
     print(f"{name:<13}", json.dumps(entry, sort_keys=True))
 data_length = len(raw) - 8 - header_length
-print(f"file size: {len(raw)} = 8 + {header_length} (header) + {data_length} (data) bytes")
+print(f"file size: {len(raw)} = 8 + {header_length} (header)"
+      f" + {data_length} (data) bytes")
 assert data_length == (6 + 2) * 4
 ''')
 
@@ -499,12 +534,13 @@ class TiedModel(nn.Module):
         super().__init__()
         self.embed = nn.Embedding(10, 4)
         self.decode = nn.Linear(4, 10, bias=False)
-        self.decode.weight = self.embed.weight          # one parameter, two names
+        self.decode.weight = self.embed.weight  # one parameter, two names
 
 torch.manual_seed(0)
 tied = TiedModel()
 tied_state = tied.state_dict()
-assert measure.shares_storage(tied_state["embed.weight"], tied_state["decode.weight"])
+assert measure.shares_storage(tied_state["embed.weight"],
+                              tied_state["decode.weight"])
 ''')
 
 code('''
@@ -537,8 +573,10 @@ save_file({"weight_t": weights["weight"].t()}, root / "transposed.safetensors")
 ''', RAISES)
 
 code('''
-save_file({"weight_t": weights["weight"].t().contiguous()}, root / "transposed.safetensors")
-assert torch.equal(load_file(root / "transposed.safetensors")["weight_t"], weights["weight"].t())
+save_file({"weight_t": weights["weight"].t().contiguous()},
+          root / "transposed.safetensors")
+assert torch.equal(load_file(root / "transposed.safetensors")["weight_t"],
+                   weights["weight"].t())
 ''')
 
 md("""
@@ -607,7 +645,10 @@ extra bytes. Copy only when that is needed: if `t`'s storage is already no bigge
 
 code('''
 def compact_for_saving(t):
-    """t itself if its storage holds no more than t's bytes, else a fresh compact copy."""
+    """t itself if its storage holds no more than t's bytes.
+
+    Otherwise a fresh compact copy.
+    """
     if t.untyped_storage().nbytes() <= t.numel() * t.element_size():
         return t
     return t.clone()
@@ -624,7 +665,10 @@ Skip the `__metadata__` entry; use no loading library, only `int.from_bytes` and
 
 code('''
 def safetensors_header(data):
-    """(name, dtype, shape) of every tensor in a safetensors file's header, sorted by name."""
+    """(name, dtype, shape) of every tensor in a safetensors file's header.
+
+    Sorted by name.
+    """
     n = int.from_bytes(data[:8], "little")
     header = json.loads(data[8:8 + n])
     return sorted((name, info["dtype"], tuple(info["shape"]))
