@@ -109,8 +109,10 @@ cells = [
     """),
     code(r"""
     tt = t.T
-    print("shape", tuple(tt.shape), "stride", tt.stride(), "contiguous", tt.is_contiguous())
-    assert tt.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()   # same bytes
+    print("shape", tuple(tt.shape), "stride", tt.stride(),
+          "contiguous", tt.is_contiguous())
+    # same bytes
+    assert tt.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
     tl.View.of(tt)   # the pure stride model in tensorlens reads the same record
     """),
     md(r"""
@@ -184,8 +186,9 @@ cells = [
     eye_tensor = torch.eye(3)          # 3x3 identity
     rand_tensor = torch.rand(2, 3)     # uniform
     randn_tensor = torch.randn(2, 3)   # standard normal
-    for name, value in [("zeros", zeros_tensor), ("ones", ones_tensor), ("eye", eye_tensor),
-                        ("rand", rand_tensor), ("randn", randn_tensor)]:
+    for name, value in [("zeros", zeros_tensor), ("ones", ones_tensor),
+                        ("eye", eye_tensor), ("rand", rand_tensor),
+                        ("randn", randn_tensor)]:
         print(f"{name}:\n{value}")
     """),
     md(r"""
@@ -208,9 +211,9 @@ cells = [
     code(r"""
     print((1.3 - 1) / 0.1)
     surprise = torch.arange(1, 1.3, 0.1)
-    print(surprise)                                 # 1.3 is there, although it is the end
+    print(surprise)                         # 1.3 is there, although it is the end
     assert surprise.numel() == 4
-    print(torch.linspace(1, 1.2, steps=3))          # say how many points instead
+    print(torch.linspace(1, 1.2, steps=3))  # say how many points instead
     """),
     md(r"""
     ### `empty`: memory without values
@@ -238,10 +241,12 @@ cells = [
     gen = torch.Generator().manual_seed(0)
     u = torch.rand(n, generator=gen)
     z = torch.randn(n, generator=gen)
-    for name, x, mean, std in [("rand", u, 0.5, 1 / 12 ** 0.5), ("randn", z, 0.0, 1.0)]:
+    for name, x, mean, std in [("rand", u, 0.5, 1 / 12 ** 0.5),
+                               ("randn", z, 0.0, 1.0)]:
         se = std / n ** 0.5
         print(f"{name:5s} min {x.min():7.3f}  max {x.max():.6f}  "
-              f"mean {x.mean():6.3f} (theory {mean})  std {x.std():.3f} (theory {std:.3f})")
+              f"mean {x.mean():6.3f} (theory {mean})  "
+              f"std {x.std():.3f} (theory {std:.3f})")
         assert abs(x.mean() - mean) < 5 * se
     assert 0 <= u.min() and u.max() < 1
     """),
@@ -253,8 +258,10 @@ cells = [
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 2.6))
-    ax.hist(u.numpy(), bins=80, range=(-4, 4), density=True, alpha=0.6, label="torch.rand")
-    ax.hist(z.numpy(), bins=80, range=(-4, 4), density=True, alpha=0.6, label="torch.randn")
+    ax.hist(u.numpy(), bins=80, range=(-4, 4), density=True, alpha=0.6,
+            label="torch.rand")
+    ax.hist(z.numpy(), bins=80, range=(-4, 4), density=True, alpha=0.6,
+            label="torch.randn")
     ax.set_xlabel("value"); ax.set_ylabel("density"); ax.legend()
     plt.show(); plt.close(fig)
     """),
@@ -266,7 +273,7 @@ cells = [
     one), but never its values.
     """),
     code(r"""
-    x = torch.arange(6.0).reshape(2, 3).T          # float32, shape (3, 2), strides (1, 3)
+    x = torch.arange(6.0).reshape(2, 3).T  # float32, shape (3, 2), strides (1, 3)
     z = torch.zeros_like(x)
     print(tuple(z.shape), z.dtype, z.stride())
     assert z.stride() == x.stride() and z.dtype == x.dtype
@@ -301,7 +308,8 @@ cells = [
     x = torch.ones(2, 3)
     print(x.dtype, x.device, x.element_size(), "bytes/element")
     half = x.to(torch.float16)
-    print(half.dtype, half.untyped_storage().nbytes(), "bytes vs", x.untyped_storage().nbytes())
+    print(half.dtype, half.untyped_storage().nbytes(), "bytes vs",
+          x.untyped_storage().nbytes())
     assert half.untyped_storage().nbytes() * 2 == x.untyped_storage().nbytes()
     assert x.to(torch.float32) is x                 # nothing to change: no copy
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -352,7 +360,8 @@ cells = [
         return torch.randn(size) * xavier_std
 
     weight = xavier_init((100, 50))
-    print(tuple(weight.shape), f"std {weight.std():.4f}, formula {(2 / 150) ** 0.5:.4f}")
+    print(tuple(weight.shape),
+          f"std {weight.std():.4f}, formula {(2 / 150) ** 0.5:.4f}")
     """),
     md(r"""
     Now against `torch.nn.init.xavier_normal_`. The sample standard deviation of $N$ normal
@@ -365,8 +374,10 @@ cells = [
     formula = (2.0 / (shape[0] + shape[1])) ** 0.5
     rel_se = 1 / (2 * N) ** 0.5
     torch.manual_seed(0)
-    candidates = {"article xavier_init": xavier_init(shape),
-                  "torch xavier_normal_": torch.nn.init.xavier_normal_(torch.empty(shape))}
+    candidates = {
+        "article xavier_init": xavier_init(shape),
+        "torch xavier_normal_": torch.nn.init.xavier_normal_(torch.empty(shape)),
+    }
     for name, w in candidates.items():
         rel_err = w.std().item() / formula - 1
         print(f"{name:21s} std {w.std():.5f}  formula {formula:.5f}  "
@@ -406,7 +417,8 @@ cells = [
     """),
     code(r"""
     def preactivations(weights, nonlinearity, depth=50, seed=0):
-        # The pre-activations y of every layer; weights(gen) draws one layer's weight matrix.
+        # The pre-activations y of every layer; weights(gen) draws one layer's
+        # weight matrix.
         gen = torch.Generator().manual_seed(seed)
         x = torch.randn(128, width, generator=gen)
         ys = []
@@ -424,7 +436,8 @@ cells = [
 
     width = 128
     bound = 1 / width ** 0.5
-    assert torch.nn.Linear(width, width).weight.abs().max() <= bound   # nn.Linear's own draw
+    # nn.Linear's own draw
+    assert torch.nn.Linear(width, width).weight.abs().max() <= bound
     xavier = (2 / (width + width)) ** 0.5
     runs = {
         "tanh, N(0, 1)": (normal(1.0), torch.tanh),
@@ -435,17 +448,21 @@ cells = [
         "ReLU, Kaiming": (normal((2 / width) ** 0.5), torch.relu),
     }
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)   # small matmuls: one thread is faster on a busy machine
+    # small matmuls: one thread is faster on a busy machine
+    torch.set_num_threads(1)
     try:
         ys = {name: preactivations(w, f) for name, (w, f) in runs.items()}
     finally:
         torch.set_num_threads(threads)
     stds = {name: [y.std().item() for y in layers] for name, layers in ys.items()}
     for name, s in stds.items():
-        print(f"{name:24s} layer 1: {s[0]:8.3g}   layer 10: {s[9]:8.3g}   layer 50: {s[49]:8.3g}")
-    assert stds["tanh, default (uniform)"][49] < 1e-7 and stds["ReLU, Xavier"][49] < 1e-7
+        print(f"{name:24s} layer 1: {s[0]:8.3g}   layer 10: {s[9]:8.3g}   "
+              f"layer 50: {s[49]:8.3g}")
+    assert stds["tanh, default (uniform)"][49] < 1e-7
+    assert stds["ReLU, Xavier"][49] < 1e-7
     assert stds["tanh, N(0, 1)"][49] > 5
-    assert all(0.5 < stds[name][49] < 2 for name in ["tanh, Xavier x 5/3", "ReLU, Kaiming"])
+    assert all(0.5 < stds[name][49] < 2
+               for name in ["tanh, Xavier x 5/3", "ReLU, Kaiming"])
     """),
     md(r"""
     The figure plots those standard deviations against depth on a log scale, tanh layers on the
@@ -461,7 +478,8 @@ cells = [
         ax = axes[0] if name.startswith("tanh") else axes[1]
         ax.plot(range(1, 51), s, label=name.split(", ", 1)[1])
     for ax, title in zip(axes, ["tanh layers", "ReLU layers"]):
-        ax.set_yscale("log"); ax.set_xlabel("layer"); ax.set_title(title); ax.legend(fontsize=8)
+        ax.set_yscale("log"); ax.set_xlabel("layer"); ax.set_title(title)
+        ax.legend(fontsize=8)
     axes[0].set_ylabel("std of pre-activations")
     plt.show(); plt.close(fig)
     """),
@@ -509,21 +527,27 @@ cells = [
 
     SIZES = [16, 32, 32, 32, 32, 32, 32, 1]
     INITS = {
-        "default (baseline)":
-            lambda fi, fo, g: (torch.rand(fi, fo, generator=g) * 2 - 1) / math.sqrt(fi),
-        "Xavier normal":
-            lambda fi, fo, g: torch.randn(fi, fo, generator=g) * math.sqrt(2 / (fi + fo)),
+        "default (baseline)": lambda fi, fo, g:
+            (torch.rand(fi, fo, generator=g) * 2 - 1) / math.sqrt(fi),
+        "Xavier normal": lambda fi, fo, g:
+            torch.randn(fi, fo, generator=g) * math.sqrt(2 / (fi + fo)),
         "N(0, 1)": lambda fi, fo, g: torch.randn(fi, fo, generator=g),
     }
 
     def train(models, steps=150, lr=0.05, threshold=0.25):
-        # Trains one MLP per (init name, seed) in `models`, all at once. Returns, per model, the
-        # first step with loss <= threshold (-1 if never) and the loss after `steps` steps.
+        # Trains one MLP per (init name, seed) in `models`, all at once. Returns,
+        # per model, the first step with loss <= threshold (-1 if never) and the
+        # loss after `steps` steps.
         # weights[l][m] is layer l of model m, stored (in, out) so that h @ w works
-        weights = [torch.stack([INITS[name](fi, fo, torch.Generator().manual_seed(100 * seed + l))
-                                for name, seed in models]).requires_grad_()
-                   for l, (fi, fo) in enumerate(zip(SIZES[:-1], SIZES[1:]))]
-        biases = [torch.zeros(len(models), 1, fo, requires_grad=True) for fo in SIZES[1:]]
+        weights = [
+            torch.stack([
+                INITS[name](fi, fo, torch.Generator().manual_seed(100 * seed + l))
+                for name, seed in models
+            ]).requires_grad_()
+            for l, (fi, fo) in enumerate(zip(SIZES[:-1], SIZES[1:]))
+        ]
+        biases = [torch.zeros(len(models), 1, fo, requires_grad=True)
+                  for fo in SIZES[1:]]
         reached = torch.full((len(models),), -1)
         for step in range(steps + 1):
             h = X.expand(len(models), -1, -1)
@@ -531,11 +555,11 @@ cells = [
                 h = torch.baddbmm(b, h, w)
                 if l < len(weights) - 1:
                     h = torch.tanh(h)
-            loss = ((h - y) ** 2).mean(dim=(1, 2))          # one loss per model
+            loss = ((h - y) ** 2).mean(dim=(1, 2))  # one loss per model
             reached[(loss.detach() <= threshold) & (reached < 0)] = step
             if step == steps:
                 return reached, loss.detach()
-            loss.sum().backward()                            # models share no parameters
+            loss.sum().backward()                   # models share no parameters
             with torch.no_grad():
                 for p in weights + biases:
                     p -= lr * p.grad
@@ -544,7 +568,8 @@ cells = [
     code(r"""
     models = [(name, seed) for name in INITS for seed in range(5)]
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)          # one fixed order of floating-point sums, on any machine
+    # one fixed order of floating-point sums, on any machine
+    torch.set_num_threads(1)
     try:
         reached, final_loss = train(models)
     finally:
@@ -552,14 +577,16 @@ cells = [
     steps = {name: reached[i * 5:(i + 1) * 5] for i, name in enumerate(INITS)}
     final = {name: final_loss[i * 5:(i + 1) * 5] for i, name in enumerate(INITS)}
 
-    print(f"{'init':20s} {'steps to loss <= 0.25':>24s} {'loss after 150 steps':>22s}")
+    print(f"{'init':20s} {'steps to loss <= 0.25':>24s} "
+          f"{'loss after 150 steps':>22s}")
     for name in INITS:
-        assert (steps[name] >= 0).all(), f"{name}: a seed never reached the threshold"
+        assert (steps[name] >= 0).all(), (
+            f"{name}: a seed never reached the threshold")
         r, f = steps[name].float(), final[name]
         print(f"{name:20s} {r.mean():14.1f} ± {r.std():4.1f}"
               f"      {f.mean():10.3f} ± {f.std():.3f}")
-    # what the text below says: every Xavier seed beats every baseline seed to the threshold,
-    # and N(0, 1) is slower than Xavier there but ends lowest
+    # what the text below says: every Xavier seed beats every baseline seed to
+    # the threshold, and N(0, 1) is slower than Xavier there but ends lowest
     assert steps["Xavier normal"].max() < steps["default (baseline)"].min()
     assert steps["Xavier normal"].max() < steps["N(0, 1)"].min()
     assert final["N(0, 1)"].max() < final["Xavier normal"].min()
@@ -596,11 +623,15 @@ cells += [
     code(r"""
     from tensorlens.measure import shares_storage
 
-    for name, r in [("tensor", tensor), ("reshaped", reshaped), ("transposed", transposed),
-                    ("squeezed", squeezed), ("unsqueezed", unsqueezed)]:
-        print(f"{name:10s} shape {str(tuple(r.shape)):13s} stride {str(r.stride()):13s} "
-              f"contiguous {str(r.is_contiguous()):5s}  shares {shares_storage(r, tensor)}")
-        assert shares_storage(r, tensor)          # all five are views: no element was copied
+    for name, r in [("tensor", tensor), ("reshaped", reshaped),
+                    ("transposed", transposed), ("squeezed", squeezed),
+                    ("unsqueezed", unsqueezed)]:
+        print(f"{name:10s} shape {str(tuple(r.shape)):13s} "
+              f"stride {str(r.stride()):13s} "
+              f"contiguous {str(r.is_contiguous()):5s}  "
+              f"shares {shares_storage(r, tensor)}")
+        # all five are views: no element was copied
+        assert shares_storage(r, tensor)
     assert squeezed.shape == tensor.shape
     """),
     md(r"""
@@ -611,7 +642,8 @@ cells += [
     """),
     code(r"""
     batch = torch.rand(1, 3, 1)        # 1 sample, 3 features, 1 output
-    print("squeeze()     :", tuple(batch.squeeze().shape))       # the batch dim is gone too
+    # the batch dim is gone too
+    print("squeeze()     :", tuple(batch.squeeze().shape))
     print("squeeze(-1)   :", tuple(batch.squeeze(-1).shape))
     print("squeeze((0,2)):", tuple(batch.squeeze((0, 2)).shape))
     """),
@@ -627,11 +659,15 @@ cells += [
     code(r"""
     images = torch.rand(8, 3, 32, 32)            # N, C, H, W
     channels_last = images.permute(0, 2, 3, 1)   # N, H, W, C: a view
-    flat = images.flatten(1)                     # (8, 3072): a view, images is contiguous
-    flat_cl = channels_last.flatten(1)           # merging dims whose strides do not chain: a copy
-    results = [("permute", channels_last), ("flatten", flat), ("flatten of permuted", flat_cl)]
+    # (8, 3072): a view, images is contiguous
+    flat = images.flatten(1)
+    # merging dims whose strides do not chain: a copy
+    flat_cl = channels_last.flatten(1)
+    results = [("permute", channels_last), ("flatten", flat),
+               ("flatten of permuted", flat_cl)]
     for name, r in results:
-        print(f"{name:20s} shape {str(tuple(r.shape)):16s} stride {str(r.stride()):20s} "
+        print(f"{name:20s} shape {str(tuple(r.shape)):16s} "
+              f"stride {str(r.stride()):20s} "
               f"shares storage {shares_storage(r, images)}")
     assert shares_storage(channels_last, images) and shares_storage(flat, images)
     assert not shares_storage(flat_cl, images)
@@ -669,13 +705,16 @@ cells += [
     you rely on writes through the result reaching the original).
     """),
     code(r"""
-    via_contiguous = transposed.contiguous().view(2, 2, 2, 3)   # copies, needlessly
-    via_reshape = transposed.reshape(2, 2, 2, 3)                # a view
-    must_copy = transposed.reshape(24)                          # a copy, because it must
-    for name, r in [("contiguous().view", via_contiguous), ("reshape (view ok)", via_reshape),
+    via_contiguous = transposed.contiguous().view(2, 2, 2, 3)  # copies, needlessly
+    via_reshape = transposed.reshape(2, 2, 2, 3)               # a view
+    must_copy = transposed.reshape(24)                         # copies, as it must
+    for name, r in [("contiguous().view", via_contiguous),
+                    ("reshape (view ok)", via_reshape),
                     ("reshape(24)", must_copy)]:
-        print(f"{name:18s} shares storage with tensor: {shares_storage(r, tensor)}")
-    assert not shares_storage(via_contiguous, tensor) and shares_storage(via_reshape, tensor)
+        print(f"{name:18s} shares storage with tensor: "
+              f"{shares_storage(r, tensor)}")
+    assert not shares_storage(via_contiguous, tensor)
+    assert shares_storage(via_reshape, tensor)
     assert not shares_storage(must_copy, tensor)
     assert tensor.contiguous() is tensor     # already contiguous: returned as is
     """),
@@ -707,7 +746,8 @@ cells += [
     """),
     code(r"""
     assert torch.equal(matmul, mat_a @ mat_b)
-    print(exp.dtype, "| a * b =", a * b, "| a @ b =", a @ b, "with shape", tuple((a @ b).shape))
+    print(exp.dtype, "| a * b =", a * b, "| a @ b =", a @ b,
+          "with shape", tuple((a @ b).shape))
     """),
     md(r"""
     ### The shape rules of `matmul`
@@ -720,7 +760,8 @@ cells += [
     cases = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
              ((10, 2, 3), (3, 4)), ((2, 1, 3, 4), (5, 4, 6))]
     for sa, sb in cases:
-        print(f"{str(sa):13s} @ {str(sb):10s} -> {tuple((torch.ones(sa) @ torch.ones(sb)).shape)}")
+        print(f"{str(sa):13s} @ {str(sb):10s} -> "
+              f"{tuple((torch.ones(sa) @ torch.ones(sb)).shape)}")
     """),
     md(r"""
     The batched case, checked against an explicit loop over the broadcast batch dims:
@@ -728,7 +769,8 @@ cells += [
     code(r"""
     A = torch.randn(2, 1, 3, 4)
     B = torch.randn(5, 4, 6)
-    loop = torch.stack([torch.stack([A[i, 0] @ B[j] for j in range(5)]) for i in range(2)])
+    loop = torch.stack([torch.stack([A[i, 0] @ B[j] for j in range(5)])
+                        for i in range(2)])
     torch.testing.assert_close(A @ B, loop)
     print(tuple((A @ B).shape))
     """),
@@ -767,8 +809,10 @@ cells += [
     """),
     code(r"""
     sq = torch.arange(9.0).reshape(3, 3)
-    wrong = sq - sq.mean(dim=1)                 # subtracts mean of row j from column j
-    right = sq - sq.mean(dim=1, keepdim=True)   # (3, 1) broadcasts along each row
+    # subtracts mean of row j from column j
+    wrong = sq - sq.mean(dim=1)
+    # (3, 1) broadcasts along each row
+    right = sq - sq.mean(dim=1, keepdim=True)
     print("row means, wrong:", wrong.mean(dim=1))
     print("row means, right:", right.mean(dim=1))
     assert torch.equal(right.mean(dim=1), torch.zeros(3))
@@ -799,8 +843,10 @@ cells += [
     k = torch.randn(2, 4, 7, 8)
     v = torch.randn(2, 4, 7, 16)
     out = attention(q, k, v)
-    print("scores:", tuple((q @ k.transpose(-2, -1)).shape), " output:", tuple(out.shape))
-    torch.testing.assert_close(out, torch.nn.functional.scaled_dot_product_attention(q, k, v))
+    print("scores:", tuple((q @ k.transpose(-2, -1)).shape),
+          " output:", tuple(out.shape))
+    torch.testing.assert_close(
+        out, torch.nn.functional.scaled_dot_product_attention(q, k, v))
     """),
     md(r"""
     **Verdict: correct.** Why the $\sqrt{d}$? A dot product of two vectors with independent,
@@ -812,13 +858,15 @@ cells += [
     code(r"""
     gen = torch.Generator().manual_seed(0)
     d = 64
-    qs, ks = torch.randn(10_000, d, generator=gen), torch.randn(10_000, d, generator=gen)
+    qs = torch.randn(10_000, d, generator=gen)
+    ks = torch.randn(10_000, d, generator=gen)
     raw = (qs * ks).sum(dim=1)
     print(f"std of raw scores {raw.std():.2f} (sqrt(d) = {d ** 0.5:.0f}),  "
           f"scaled {(raw / d ** 0.5).std():.2f}")
     scores16 = qs[:1000] @ ks[:16].T
     top_raw = torch.softmax(scores16, dim=-1).max(dim=-1).values.mean()
-    top_scaled = torch.softmax(scores16 / d ** 0.5, dim=-1).max(dim=-1).values.mean()
+    top_scaled = (torch.softmax(scores16 / d ** 0.5, dim=-1)
+                  .max(dim=-1).values.mean())
     print(f"mean largest weight: raw {top_raw:.2f},  scaled {top_scaled:.2f}")
     assert top_raw > 0.8 and top_scaled < 0.4
     """),
@@ -830,14 +878,16 @@ cells += [
     code(r"""
     def causal_attention(query, key, value):
         scores = query @ key.transpose(-2, -1) / key.size(-1) ** 0.5
-        future = torch.ones(query.size(-2), key.size(-2), dtype=torch.bool).triu(diagonal=1)
+        future = torch.ones(query.size(-2), key.size(-2),
+                            dtype=torch.bool).triu(diagonal=1)
         scores = scores.masked_fill(future, float("-inf"))
         return torch.softmax(scores, dim=-1) @ value
 
     k6, v6 = torch.randn(2, 4, 5, 8), torch.randn(2, 4, 5, 16)
     torch.testing.assert_close(
         causal_attention(q, k6, v6),
-        torch.nn.functional.scaled_dot_product_attention(q, k6, v6, is_causal=True))
+        torch.nn.functional.scaled_dot_product_attention(
+            q, k6, v6, is_causal=True))
     """),
 ]
 

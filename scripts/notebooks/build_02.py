@@ -109,11 +109,15 @@ cells = [
     code(r"""
     from tensorlens.measure import shares_storage
 
-    named = [("tensor", tensor), ("first_image", first_image), ("red_channel", red_channel)]
+    named = [("tensor", tensor), ("first_image", first_image),
+             ("red_channel", red_channel)]
     for name, v in named:
-        print(f"{name:12s} shape {str(tuple(v.shape)):17s} stride {str(v.stride()):23s} "
-              f"offset {v.storage_offset():6d}  shares storage {shares_storage(v, tensor)}")
-    assert first_image.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()
+        print(f"{name:12s} shape {str(tuple(v.shape)):17s} "
+              f"stride {str(v.stride()):23s} "
+              f"offset {v.storage_offset():6d}  "
+              f"shares storage {shares_storage(v, tensor)}")
+    assert (first_image.untyped_storage().data_ptr()
+            == tensor.untyped_storage().data_ptr())
     assert shares_storage(red_channel, tensor)
     """),
     md(r"""
@@ -184,14 +188,16 @@ cells = [
         print(f"{name:9s} shape {str(tuple(v.shape)):17s} "
               f"shares storage {shares_storage(v, tensor)}   "
               f"new bytes {v.untyped_storage().nbytes():,}")
-    assert not shares_storage(selected, tensor) and not shares_storage(filtered, tensor)
+    assert not shares_storage(selected, tensor)
+    assert not shares_storage(filtered, tensor)
     assert filtered.shape == (int(mask.sum()),)
     selected[0, 0, 0, 0] = 123.0          # writes into the copy only
     assert tensor[0, 0, 0, 0] != 123.0
     """),
     code(r"""
-    # The exception: a 0-d integer tensor indexes like the int it holds, so the result is a view.
-    # With one dim, even of length 1, the same index is advanced indexing again: a copy.
+    # The exception: a 0-d integer tensor indexes like the int it holds, so the
+    # result is a view. With one dim, even of length 1, the same index is
+    # advanced indexing again: a copy.
     zero_d, one_d = tensor[torch.tensor(1)], tensor[torch.tensor([1])]
     print("index torch.tensor(1):   shape", tuple(zero_d.shape), " shares storage",
           shares_storage(zero_d, tensor))
@@ -247,7 +253,8 @@ cells = [
     b = torch.where(x < 0, 0.0, x)
     print(a)
     assert torch.equal(a, b) and torch.equal(a, torch.relu(x))
-    print(torch.where(torch.tensor([[True], [False]]), x, torch.tensor([10.0, 20.0, 30.0])))
+    print(torch.where(torch.tensor([[True], [False]]), x,
+                      torch.tensor([10.0, 20.0, 30.0])))
     """),
     md(r"""
     With only a condition, `torch.where(cond)` returns the coordinates of the true elements, one
@@ -266,7 +273,8 @@ cells = [
     code(r"""
     scores = torch.randn(2, 4)
     lengths = torch.tensor([4, 2])
-    padding = torch.arange(4) >= lengths[:, None]      # (2, 4): True on padded positions
+    # (2, 4): True on padded positions
+    padding = torch.arange(4) >= lengths[:, None]
     weights = torch.softmax(scores.masked_fill(padding, float("-inf")), dim=-1)
     print(padding)
     print(weights)
@@ -327,9 +335,11 @@ cells = [
     logits = torch.randn(6, 5)                     # 6 samples, 5 classes
     labels = torch.tensor([4, 0, 2, 2, 1, 3])
     log_probs = torch.log_softmax(logits, dim=1)
-    picked = log_probs.gather(1, labels[:, None]).squeeze(1)   # (6, 1) index -> (6,)
+    # (6, 1) index -> (6,)
+    picked = log_probs.gather(1, labels[:, None]).squeeze(1)
     assert torch.equal(picked, log_probs[torch.arange(6), labels])
-    torch.testing.assert_close(-picked.mean(), torch.nn.functional.cross_entropy(logits, labels))
+    torch.testing.assert_close(
+        -picked.mean(), torch.nn.functional.cross_entropy(logits, labels))
     print(f"{-picked.mean():.4f}")
     """),
     md(r"""
@@ -349,7 +359,7 @@ cells = [
     """),
     code(r"""
     quiet = torch.gather(tensor, 1, indices.view(2, 2, 1, 1))
-    print(tuple(quiet.shape))                      # (2, 2, 1, 1): 4 numbers out of 752,640
+    print(tuple(quiet.shape))  # (2, 2, 1, 1): 4 numbers out of 752,640
     expected = torch.stack([tensor[0, [0, 1], 0, 0], tensor[1, [2, 0], 0, 0]])
     assert torch.equal(quiet[:, :, 0, 0], expected)
     """),
@@ -360,8 +370,10 @@ cells = [
     `(5, 3, 1, 1)` index by itself. Both agree with a plain loop:
     """),
     code(r"""
-    order = torch.stack([torch.randperm(3) for _ in range(5)])       # (5, 3): channels per image
-    index = order[:, :, None, None].expand(-1, -1, 224, 224)          # stride 0 over H and W
+    # (5, 3): channels per image
+    order = torch.stack([torch.randperm(3) for _ in range(5)])
+    # stride 0 over H and W
+    index = order[:, :, None, None].expand(-1, -1, 224, 224)
     assert shares_storage(index, order) and index.stride()[2:] == (0, 0)
     via_gather = torch.gather(tensor, 1, index)
     via_take = torch.take_along_dim(tensor, order[:, :, None, None], dim=1)
@@ -398,12 +410,14 @@ cells = [
     """),
     code(r"""
     labels = torch.tensor([2, 0, 2, 3, 2, 0])
-    counts = torch.zeros(4, dtype=torch.int64).scatter_add(0, labels, torch.ones_like(labels))
+    counts = torch.zeros(4, dtype=torch.int64).scatter_add(
+        0, labels, torch.ones_like(labels))
     print("counts :", counts)
     assert torch.equal(counts, torch.bincount(labels, minlength=4))
 
     values = torch.tensor([5.0, 1.0, 7.0, 2.0, 3.0, 4.0])
-    group_max = torch.full((4,), float("-inf")).scatter_reduce(0, labels, values, reduce="amax")
+    group_max = torch.full((4,), float("-inf")).scatter_reduce(
+        0, labels, values, reduce="amax")
     print("max per label:", group_max)
     assert torch.equal(group_max, torch.tensor([4.0, float("-inf"), 7.0, 2.0]))
 
@@ -428,7 +442,8 @@ cells = [
     order = x.argsort(dim=1)
     assert torch.equal(torch.take_along_dim(x, order, dim=1), x.sort(dim=1).values)
     best = x.argmax(dim=1, keepdim=True)
-    assert torch.equal(torch.take_along_dim(x, best, dim=1), x.max(dim=1, keepdim=True).values)
+    assert torch.equal(torch.take_along_dim(x, best, dim=1),
+                       x.max(dim=1, keepdim=True).values)
     print(picked, torch.take_along_dim(x, order, dim=1), sep="\n")
     """),
     md(r"""
@@ -472,14 +487,20 @@ cells = [
     """),
     code(r"""
     h = w = 8
-    columns = torch.arange(w, dtype=torch.float32).expand(1, 1, h, w)   # pixel value = its column
+    # pixel value = its column
+    columns = torch.arange(w, dtype=torch.float32).expand(1, 1, h, w)
     torch.manual_seed(0)
-    article_offsets = [int(random_crop(columns, size=5)[0, 0, 0, 0]) for _ in range(2000)]
-    print("offsets drawn:", sorted(set(article_offsets)), "  valid:", list(range(w - 5 + 1)))
+    article_offsets = [int(random_crop(columns, size=5)[0, 0, 0, 0])
+                       for _ in range(2000)]
+    print("offsets drawn:", sorted(set(article_offsets)),
+          "  valid:", list(range(w - 5 + 1)))
     assert sorted(set(article_offsets)) == [0, 1, 2]
-    rightmost_seen = max(int(random_crop(columns, size=5).max()) for _ in range(200))
-    row_numbers = columns.transpose(2, 3)                             # pixel value = its row
-    bottom_seen = max(int(random_crop(row_numbers, size=5).max()) for _ in range(200))
+    rightmost_seen = max(int(random_crop(columns, size=5).max())
+                         for _ in range(200))
+    # pixel value = its row
+    row_numbers = columns.transpose(2, 3)
+    bottom_seen = max(int(random_crop(row_numbers, size=5).max())
+                      for _ in range(200))
     print("rightmost column ever inside a crop:", rightmost_seen, "of", w - 1)
     print("bottom row ever inside a crop:      ", bottom_seen, "of", h - 1)
     assert rightmost_seen == w - 2 and bottom_seen == h - 2
@@ -493,11 +514,12 @@ cells = [
     """),
     code(r'''
     def random_crop(images, size=128, generator=None):
-        """The same random size x size window of every image in an (N, C, H, W) batch (a view)."""
+        """The same random size x size window of every image in an (N, C, H, W)
+        batch (a view)."""
         *_, h, w = images.shape
         if not 1 <= size <= min(h, w):
-            raise ValueError(f"size must be between 1 and {min(h, w)} for {h}x{w} images, "
-                             f"got {size}")
+            raise ValueError(f"size must be between 1 and {min(h, w)} for "
+                             f"{h}x{w} images, got {size}")
         top = int(torch.randint(0, h - size + 1, (1,), generator=generator))
         left = int(torch.randint(0, w - size + 1, (1,), generator=generator))
         return images[..., top:top + size, left:left + size]
@@ -517,8 +539,10 @@ cells = [
                      for _ in range(2000)]
     print("offsets drawn:", sorted(set(fixed_offsets)))
     assert sorted(set(fixed_offsets)) == list(range(w - 5 + 1))
-    last_col = max(int(random_crop(columns, size=5, generator=gen).max()) for _ in range(200))
-    last_row = max(int(random_crop(row_numbers, size=5, generator=gen).max()) for _ in range(200))
+    last_col = max(int(random_crop(columns, size=5, generator=gen).max())
+                   for _ in range(200))
+    last_row = max(int(random_crop(row_numbers, size=5, generator=gen).max())
+                   for _ in range(200))
     assert last_col == w - 1 and last_row == h - 1
     """),
     code(r"""
@@ -535,7 +559,8 @@ cells = [
     runs = [("article", article_offsets, 3), ("corrected", fixed_offsets, 4)]
     for shift, (name, drawn, reachable) in zip([-0.2, 0.2], runs):
         freq = [drawn.count(o) / len(drawn) for o in offsets]
-        assert all(abs(f - 1 / reachable) < 0.05 for f in freq[:reachable])   # what the text says
+        # what the text says
+        assert all(abs(f - 1 / reachable) < 0.05 for f in freq[:reachable])
         ax.bar([o + shift for o in offsets], freq, width=0.4, label=name)
     ax.set_xticks(list(offsets)); ax.set_xlabel("left offset (w = 8, size = 5)")
     ax.set_ylabel("share of 2,000 crops"); ax.legend()
@@ -617,7 +642,8 @@ cells += [
         steps = torch.arange(size)
         rows = (top.view(n, 1) + steps).view(n, 1, size, 1)
         cols = (left.view(n, 1) + steps).view(n, 1, 1, size)
-        batch, channel = torch.arange(n).view(n, 1, 1, 1), torch.arange(c).view(1, c, 1, 1)
+        batch = torch.arange(n).view(n, 1, 1, 1)
+        channel = torch.arange(c).view(1, c, 1, 1)
         return images[batch, channel, rows, cols]
     ''', "solution", "hide-input"),
     code(r"""

@@ -71,7 +71,8 @@ cells = [
     element, reading the storage directly (`x.flatten()` of a contiguous tensor is its storage order).
     """),
     code("""
-    storage = x.flatten()   # x is contiguous with offset 0: this is its storage, in order
+    # x is contiguous with offset 0: this is its storage, in order
+    storage = x.flatten()
     for i in range(x.shape[0]):
         for j in range(x.shape[1]):
             position = x.storage_offset() + i * x.stride(0) + j * x.stride(1)
@@ -128,7 +129,8 @@ cells = [
     for name, v in views.items():
         assert shares_storage(v, x), name
         shape, stride = str(tuple(v.shape)), str(v.stride())
-        print(f"{name:20} shape={shape:9} stride={stride:8} offset={v.storage_offset()}")
+        print(f"{name:20} shape={shape:9} stride={stride:8} "
+              f"offset={v.storage_offset()}")
     """),
     md("""
     Every one of them reads the original storage; only shape, stride and offset differ. Writing
@@ -155,7 +157,8 @@ cells = [
     }
     for name, c in copies.items():
         assert not shares_storage(c, x), name
-        print(f"{name:20} owns {c.untyped_storage().nbytes()} bytes of new storage")
+        print(f"{name:20} owns {c.untyped_storage().nbytes()} "
+              "bytes of new storage")
     """),
     md("""
     ## The offset
@@ -178,10 +181,12 @@ cells = [
     saving shows the file size). `clone()` gives the slice storage of its own size.
     """),
     code("""
-    print("corner reads", corner.numel() * corner.element_size(), "bytes but keeps",
-          corner.untyped_storage().nbytes(), "bytes alive")
-    print("corner.clone() keeps", corner.clone().untyped_storage().nbytes(), "bytes")
-    assert corner.clone().untyped_storage().nbytes() == corner.numel() * corner.element_size()
+    print("corner reads", corner.numel() * corner.element_size(),
+          "bytes but keeps", corner.untyped_storage().nbytes(), "bytes alive")
+    print("corner.clone() keeps", corner.clone().untyped_storage().nbytes(),
+          "bytes")
+    assert (corner.clone().untyped_storage().nbytes()
+            == corner.numel() * corner.element_size())
     """),
     md("""
     ## Contiguous, and what `contiguous()` does
@@ -193,7 +198,8 @@ cells = [
     code("""
     xt = x.t()
     print("x.t() stride", xt.stride(), "contiguous:", xt.is_contiguous())
-    print("a contiguous", tuple(xt.shape), "tensor has strides", torch.empty(xt.shape).stride())
+    print("a contiguous", tuple(xt.shape), "tensor has strides",
+          torch.empty(xt.shape).stride())
     assert not xt.is_contiguous() and x.is_contiguous()
     """),
     md("""
@@ -201,10 +207,10 @@ cells = [
     laid out in row-major order:
     """),
     code("""
-    assert x.contiguous() is x                      # nothing to do: the very same object
+    assert x.contiguous() is x    # nothing to do: the very same object
     xt_c = xt.contiguous()
     assert not shares_storage(xt_c, xt) and xt_c.is_contiguous()
-    assert torch.equal(xt_c, xt)                    # same values, new layout
+    assert torch.equal(xt_c, xt)  # same values, new layout
     print("x.t().contiguous() stride:", xt_c.stride())
     tl.StrideExplorer(xt, label="x.t()")
     """),
@@ -283,7 +289,8 @@ cells = [
     assert all(shares_storage(t, tensor) for t in results.values())
     assert transposed.shape == (4, 2, 3) and transposed.stride() == (6, 1, 2)
     assert squeezed.shape == tensor.shape and unsqueezed.shape == (1, 4, 3, 2)
-    print("view(2, 3, 4) equals permute(2, 1, 0):", torch.equal(reshaped, tensor.permute(2, 1, 0)))
+    print("view(2, 3, 4) equals permute(2, 1, 0):",
+          torch.equal(reshaped, tensor.permute(2, 1, 0)))
     assert not torch.equal(reshaped, tensor.permute(2, 1, 0))
     """),
     md("""
@@ -301,8 +308,10 @@ cells = [
     """),
     code("""
     safe = transposed.contiguous().view(4, 6)      # the article's advice: a copy
-    assert torch.equal(safe, transposed.reshape(4, 6)) and not shares_storage(safe, tensor)
-    # on `left` from above a view exists, yet contiguous() still copies; reshape does not
+    assert torch.equal(safe, transposed.reshape(4, 6))
+    assert not shares_storage(safe, tensor)
+    # on `left` from above a view exists, yet contiguous() still copies;
+    # reshape does not
     print("left.contiguous().view(4, 2, 2) shares storage:",
           shares_storage(left.contiguous().view(4, 2, 2), left))
     print("left.reshape(4, 2, 2) shares storage:          ",
@@ -335,11 +344,14 @@ cells = [
     """),
     code("""
     assert shares_storage(expanded, base) and not shares_storage(repeated, base)
-    for name, t in [("base", base), ("expanded", expanded), ("repeated", repeated)]:
+    for name, t in [("base", base), ("expanded", expanded),
+                    ("repeated", repeated)]:
         nbytes = t.untyped_storage().nbytes()
-        print(f"{name:9} shape={str(tuple(t.shape)):17} storage={nbytes:>10,} bytes")
+        print(f"{name:9} shape={str(tuple(t.shape)):17} "
+              f"storage={nbytes:>10,} bytes")
     assert expanded.untyped_storage().nbytes() == base.untyped_storage().nbytes()
-    assert repeated.untyped_storage().nbytes() == 32 * base.untyped_storage().nbytes()
+    assert (repeated.untyped_storage().nbytes()
+            == 32 * base.untyped_storage().nbytes())
     """),
     md("""
     Comparing storage addresses answers "same storage?". Comparing `x.data_ptr()` (the address of
@@ -359,8 +371,8 @@ cells = [
     code("""
     row = torch.tensor([10, 20, 30, 40])
     tiled = row.expand(3, 4)
-    print("stride", tiled.stride(),
-          "storage elements", tiled.untyped_storage().nbytes() // tiled.element_size())
+    print("stride", tiled.stride(), "storage elements",
+          tiled.untyped_storage().nbytes() // tiled.element_size())
     print("overlap (model):", tl.View.of(tiled).has_overlap())
     assert tiled.stride() == (0, 1) and shares_storage(tiled, row)
     tl.StrideExplorer(tiled, label="row.expand(3, 4)")
@@ -373,7 +385,8 @@ cells = [
     signal = torch.arange(10.)
     windows = signal.unfold(0, 4, 2)
     print(windows)
-    print("stride", windows.stride(), "overlap:", tl.View.of(windows).has_overlap())
+    print("stride", windows.stride(),
+          "overlap:", tl.View.of(windows).has_overlap())
     assert shares_storage(windows, signal)
     tl.StrideExplorer(windows, label="signal.unfold(0, 4, 2)")
     """),
@@ -394,7 +407,8 @@ cells = [
     signal_copy = signal.clone()
     signal_copy.unfold(0, 4, 2).add_(1)        # no error
     print(signal_copy)
-    readers = torch.tensor([1, 1, 2, 2, 2, 2, 2, 2, 1, 1])   # windows reading each cell
+    # windows reading each cell
+    readers = torch.tensor([1, 1, 2, 2, 2, 2, 2, 2, 1, 1])
     assert torch.equal(signal_copy, signal + readers)
     """),
     md("""
@@ -410,7 +424,8 @@ cells = [
     by_hand = signal.as_strided(size=(4, 4), stride=(2, 1))
     assert torch.equal(by_hand, windows) and shares_storage(by_hand, signal)
     print(tl.View((10,)).as_strided((4, 4), (2, 1)) == tl.View.of(windows))
-    swapped = signal.as_strided(size=(4, 4), stride=(1, 2))   # a typo: accepted, but not windows
+    # a typo: accepted, but not windows
+    swapped = signal.as_strided(size=(4, 4), stride=(1, 2))
     assert not torch.equal(swapped, windows)
     """),
     md("""
@@ -470,7 +485,8 @@ cells = [
     """),
     code('''
     def sliding_windows(x, k):
-        """Every window of k consecutive elements of x, one per row, as a view of x."""
+        """Every window of k consecutive elements of x, one per row, as a view
+        of x."""
         return x.unfold(0, k, 1)
     ''', "solution", "hide-input"),
     code("""
