@@ -1,21 +1,32 @@
 """Run one submitted notebook in a fresh kernel: the child process of ``tensorlens.grade``.
 
-Usage: ``python -m tensorlens._grade_run NOTEBOOK REPORT_DIR TIMEOUT_S KERNEL``, started by the
-grader in the submission's own temporary folder (the kernel's working directory), with
-``TENSORLENS_RESULTS`` set so that every ``check`` appends its verdict to a file.
+Usage: ``python -m tensorlens._grade_run NOTEBOOK TIMEOUT_S KERNEL``, started by the grader in the
+submission's own temporary folder (the kernel's working directory), with ``TENSORLENS_RESULTS``
+set so that every ``check`` appends its verdict to a file that only this run knows.
 
-Contract: the whole notebook gets ``TIMEOUT_S`` seconds from its first cell (each cell gets what
-is left; starting the kernel does not count); errors in
-cells do not stop the run (later checks still count). Writes to REPORT_DIR: ``kernel.pid`` (the
-kernel's process group, so the grader can kill it if this process itself is killed),
-``run.json`` (``status``: ok, timeout or crashed; the cells that raised) and ``executed.ipynb``.
-Always shuts the kernel down before exiting.
+Contract
+--------
+- The whole notebook gets ``TIMEOUT_S`` seconds from its first cell (each cell gets what is left;
+  starting the kernel does not count); errors in cells do not stop the run (later checks still
+  count). Always shuts the kernel down before exiting.
+- Reports on its stdout only, which the kernel cannot reach: the runner moves that pipe to a
+  descriptor the kernel does not inherit and gives the kernel ``/dev/null`` as its stdout. The
+  first line is ``kernel <process group>`` as soon as the kernel starts (so the grader can kill
+  the kernel even if this process itself is killed), the last line is one JSON object:
+  ``{"report": {status: ok | timeout | crashed, message, cell_errors, stopped_at},
+  "executed": <the executed notebook as nbformat JSON>}``. Nothing is written to disk.
+- On Linux the runner makes itself a child subreaper, so any process the notebook leaves behind
+  (even one started in a new session, with a clean environment, by a double fork) becomes its
+  child; before exiting it kills every descendant it still has.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
+import os
 import pathlib
+import signal
 import sys
 import time
 
@@ -23,8 +34,64 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
+_PR_SET_CHILD_SUBREAPER = 36
 
-def run(notebook: pathlib.Path, report_dir: pathlib.Path, timeout: float, kernel: str) -> dict:
+
+def _become_subreaper() -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the grader's own kills still apply
+        pass
+
+
+def _descendants(root: int) -> list[int]:
+    """Live (non-zombie) descendants of ``root``, read from /proc; empty where there is no /proc."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != b"Z":
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_descendants(rounds: int = 100) -> bool:
+    """SIGKILL every descendant of this process until none is left; True when none is."""
+    me = os.getpid()
+    for _ in range(rounds):
+        left = _descendants(me)
+        if not left:
+            return True
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.02)
+        while True:  # reap the orphans that became our children
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+    return not _descendants(me)
+
+
+def run(notebook: pathlib.Path, timeout: float, kernel: str, say) -> tuple[dict, str]:
     nb = nbformat.read(notebook, as_version=4)
     # the clock starts with the first cell, so a slow kernel start (busy machine) costs no time;
     # nbclient's own startup timeout bounds the start
@@ -35,7 +102,7 @@ def run(notebook: pathlib.Path, report_dir: pathlib.Path, timeout: float, kernel
         provisioner = getattr(client.km, "provisioner", None)
         pid = getattr(provisioner, "pgid", None) or getattr(provisioner, "pid", None)
         if pid:
-            (report_dir / "kernel.pid").write_text(str(pid))
+            say(f"kernel {int(pid)}")
 
     def on_cell(cell_index, **_):
         report["running"] = cell_index
@@ -71,15 +138,32 @@ def run(notebook: pathlib.Path, report_dir: pathlib.Path, timeout: float, kernel
                                               "evalue": str(out.get("evalue", ""))[:300]})
     # the cell that was running when the run stopped (None when it finished)
     report["stopped_at"] = report.pop("running") if report["status"] != "ok" else None
-    nbformat.write(nb, report_dir / "executed.ipynb")
-    return report
+    return report, nbformat.writes(nb)
 
 
 def main(argv) -> int:
-    notebook, report_dir, timeout, kernel = argv
-    report_dir = pathlib.Path(report_dir)
-    report = run(pathlib.Path(notebook), report_dir, float(timeout), kernel)
-    (report_dir / "run.json").write_text(json.dumps(report))
+    notebook, timeout, kernel = argv
+    # the report pipe moves to a descriptor that is not inherited (os.dup gives non-inheritable
+    # ones); fd 1, which the kernel inherits, becomes /dev/null
+    sys.stdout.flush()
+    channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    _become_subreaper()
+
+    def say(line: str) -> None:
+        channel.write(line + "\n")
+        channel.flush()
+
+    try:
+        report, executed = run(pathlib.Path(notebook), float(timeout), kernel, say)
+    finally:
+        clean = kill_descendants()
+    if not clean:
+        report["message"] = (report["message"] + "; " if report["message"] else "") + \
+            "processes it started could not all be killed"
+    say(json.dumps({"report": report, "executed": executed}))
     return 0
 
 

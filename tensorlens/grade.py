@@ -10,20 +10,33 @@ Usage::
 Contract
 --------
 - Student code never runs in the grader's process. Every submission is read into memory first,
-  then runs in its own child process and fresh kernel, in its own new temporary folder that
-  holds only a copy of that notebook, with a time limit for the whole notebook. A crash, an
-  endless loop or deleted files end only that submission's run; the grader kills what is left
-  (the kernel's whole process group) and goes on.
-- Every ``tl.check`` in the kernel appends its verdict to a file that only that run knows
-  (``TENSORLENS_RESULTS``). An exercise's grade is its last verdict: ``pass``, ``fail`` (wrong or
-  still a stub), ``error`` (the function raised, or the check cell never got to run), ``timeout``
-  (the notebook ran out of time before that check finished) or ``missing`` (the submission has no
-  check cell for it).
+  then runs in its own child process (``tensorlens._grade_run``) and fresh kernel, in its own new
+  temporary folder that holds only a copy of that notebook (its ``TMPDIR`` is in there too), with a
+  time limit for the whole notebook. A crash, an endless loop or deleted files end only that
+  submission's run.
+- After each run the grader kills every process the run started: the runner's and the kernel's
+  process groups, then (on Linux) every process whose environment carries the run's random marker
+  ``TENSORLENS_GRADE_RUN``, whatever session it moved to, until none is left; the runner, a child
+  subreaper, also kills every descendant it still has, even one that cleared its environment.
+- Every ``tl.check`` in the kernel appends its verdict to a file with a random name in a folder
+  nobody may list; only that run's kernel is told the path (``TENSORLENS_RESULTS``), and the grader
+  reads it after the run's processes are dead. The executed notebook and the run's report come
+  back through the runner's stdout, which the kernel cannot write to; nothing else is shared.
+- An exercise's grade in a notebook is its last verdict: ``pass``, ``fail`` (wrong or still a
+  stub), ``error`` (the function raised, or the check cell never got to run), ``timeout`` (the
+  notebook ran out of time before that check finished) or ``missing`` (no check cell for it). A
+  student's grade is the best over their notebooks (in the order of ``GRADES``).
+- When a verdict names the module of the checked function (``fn_module``) and it is not the
+  notebook's own (``__main__``), the summary flags it (e.g. tensorlens's own solution).
 - Writes to ``--out``: ``grades.csv`` (one row per student, one column per exercise, then
-  ``passed``), ``summary.md`` (the same table plus per-exercise counts and what went wrong in each
-  submission) and ``executed/<student>/<notebook>.ipynb`` (the notebooks as they ran).
-- The verdicts come from the student's own kernel: they prove the checks passed there, but a
-  student who sets out to forge them can. Spot-check the executed notebooks.
+  ``passed``), ``summary.md`` (the same table plus per-exercise counts, exercises checked in
+  several notebooks and what went wrong in each submission) and
+  ``executed/<student>/<notebook>.ipynb`` (the notebooks as they ran).
+- This isolates submissions from each other's accidents and casual tampering; it is not a
+  security sandbox. Code running as the same user can still reach other processes and files of
+  that user (e.g. another run's kernel while ``--jobs`` > 1), and a student who sets out to forge
+  their own verdicts can. Run untrusted classes in a container or VM, or as a separate user, and
+  spot-check the executed notebooks.
 """
 
 from __future__ import annotations
@@ -36,18 +49,20 @@ import json
 import os
 import pathlib
 import re
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import nbformat
 
-__all__ = ["Submission", "find_submissions", "expected_checks", "grade_notebook", "grade", "main",
-           "GRADES"]
+__all__ = ["Submission", "NotebookGrade", "find_submissions", "expected_checks", "grade_notebook",
+           "combine", "kill_run", "grade", "main", "GRADES"]
 
 GRADES = ("pass", "fail", "error", "timeout", "missing")
 _STATUS_TO_GRADE = {"pass": "pass", "fail": "fail", "not_implemented": "fail", "error": "error",
@@ -55,6 +70,10 @@ _STATUS_TO_GRADE = {"pass": "pass", "fail": "fail", "not_implemented": "fail", "
 # where tl.check records its verdicts: the same name as tensorlens.exercises.RESULTS_ENV (kept here
 # so the grader does not import torch; a test checks they agree)
 RESULTS_ENV = "TENSORLENS_RESULTS"
+# the marker every process of one run inherits, so the grader can find and kill them all
+RUN_ENV = "TENSORLENS_GRADE_RUN"
+# keys under which a verdict may name the module of the checked function
+_MODULE_KEYS = ("fn_module", "function_module")
 # time the child gets beyond the notebook's own limit: starting Python, torch and the kernel
 _STARTUP_S = 60
 
@@ -75,6 +94,8 @@ class NotebookGrade:
     grades: dict = field(default_factory=dict)  # exercise id -> grade
     messages: dict = field(default_factory=dict)  # exercise id -> checker message
     run: dict = field(default_factory=dict)  # status, message, cell_errors, stopped_at
+    foreign: dict = field(default_factory=dict)  # exercise id -> modules of checked functions not
+    # defined in the notebook itself (e.g. tensorlens's own solution)
     executed: bytes | None = None
 
 
@@ -123,11 +144,69 @@ def expected_checks(nb) -> list[str]:
     return ids
 
 
-def _kill_group(pid_text: str) -> None:
+def _kill_group(pgid) -> None:
     try:
-        os.killpg(int(pid_text), signal.SIGKILL)
-    except (ValueError, ProcessLookupError, PermissionError, OSError):
+        os.killpg(int(pgid), signal.SIGKILL)
+    except (ValueError, OSError, AttributeError):  # gone already, or no process groups here
         pass
+
+
+def _marked(needle: bytes) -> list[int]:
+    """Processes whose environment holds the entry ``needle`` (read from /proc/*/environ)."""
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no /proc: only the process-group kills apply
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                environ = fh.read()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(entry))
+    return found
+
+
+def kill_run(token: str, rounds: int = 100) -> bool:
+    """SIGKILL every process whose environment carries this run's marker, until none is left.
+
+    Every process a run starts inherits ``TENSORLENS_GRADE_RUN=<token>`` (a process cannot change
+    what /proc/PID/environ shows of its initial environment), whichever session or process group
+    it moved to. Returns True when none is left.
+    """
+    needle = f"{RUN_ENV}={token}".encode()
+    for _ in range(rounds):
+        left = [pid for pid in _marked(needle) if pid != os.getpid()]
+        if not left:
+            return True
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.02)
+    return not _marked(needle)
+
+
+def _parse_runner_output(stdout: bytes) -> tuple[int | None, dict | None]:
+    """The kernel's process group and the final JSON object from the runner's stdout."""
+    kernel, final = None, None
+    for line in stdout.decode("utf-8", "replace").splitlines():
+        if line.startswith("kernel ") and kernel is None:
+            try:
+                kernel = int(line.split()[1])
+            except (IndexError, ValueError):
+                pass
+        elif line.startswith("{"):
+            try:
+                final = json.loads(line)
+            except json.JSONDecodeError:
+                pass
+    return kernel, final
 
 
 def grade_notebook(sub: Submission, timeout: float, kernel: str = "python3") -> NotebookGrade:
@@ -140,51 +219,73 @@ def grade_notebook(sub: Submission, timeout: float, kernel: str = "python3") -> 
                       "cell_errors": [], "stopped_at": None}
         return result
     expected = expected_checks(nb)
-    # the kernel's folder sits inside a folder of its own, so even `..` holds nothing but it
+    token = secrets.token_hex(16)
+    # the kernel's folder sits inside a folder of its own, so even `..` holds nothing but it;
+    # its TMPDIR is in there too, so files it makes with tempfile are deleted with it
     root = pathlib.Path(tempfile.mkdtemp(prefix="tl-grade-"))
-    workdir = root / "work"
+    workdir, tmpdir = root / "work", root / "tmp"
     workdir.mkdir()
-    private = pathlib.Path(tempfile.mkdtemp(prefix="tl-grade-report-"))
+    tmpdir.mkdir()
+    # the verdicts go to a folder with a random name inside a folder nobody may list: only a
+    # process that was told the path (this run's kernel) can find it
+    vault = pathlib.Path(tempfile.mkdtemp(prefix="tl-grade-"))
+    box = vault / secrets.token_hex(16)
+    box.mkdir(mode=0o700)
+    results = box / "results.jsonl"
+    os.chmod(vault, 0o300)
+    stdout = stderr = b""
+    proc = None
     try:
         notebook = workdir / "submission.ipynb"
         notebook.write_bytes(sub.content)
-        results = private / "results.jsonl"
-        env = {**os.environ, RESULTS_ENV: str(results), "MPLBACKEND": "Agg"}
+        env = {**os.environ, RESULTS_ENV: str(results), RUN_ENV: token, "MPLBACKEND": "Agg",
+               "TMPDIR": str(tmpdir), "TEMP": str(tmpdir), "TMP": str(tmpdir)}
         env.pop("PYTHONWARNINGS", None)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tensorlens._grade_run", str(notebook), str(private), str(timeout), kernel],
-            cwd=workdir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            start_new_session=True)
+            [sys.executable, "-m", "tensorlens._grade_run", str(notebook), str(timeout), kernel],
+            cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True)
         try:
-            _, stderr = proc.communicate(timeout=timeout + _STARTUP_S)
+            stdout, stderr = proc.communicate(timeout=timeout + _STARTUP_S)
         except subprocess.TimeoutExpired:
-            _kill_group(str(proc.pid))
-            proc.communicate()
-            stderr = b""
+            _kill_group(proc.pid)
+            stdout, stderr = proc.communicate()
             result.run = {"status": "timeout", "message": f"killed after {timeout + _STARTUP_S:g} s",
                           "cell_errors": [], "stopped_at": None}
-        pid_file = private / "kernel.pid"
-        if pid_file.exists():  # the runner shuts its kernel down; this covers a runner that died
-            _kill_group(pid_file.read_text())
-        run_file = private / "run.json"
-        if run_file.exists():
-            result.run = json.loads(run_file.read_text())
-        elif not result.run:
-            tail = stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no report"]
-            result.run = {"status": "crashed", "message": f"the runner failed: {tail[0][:300]}",
-                          "cell_errors": [], "stopped_at": None}
-        if (private / "executed.ipynb").exists():
-            result.executed = (private / "executed.ipynb").read_bytes()
-        records = _read_records(results)
     finally:
+        # whatever the run left behind: the runner's group, the kernel's group, then every
+        # process carrying the run's marker, wherever it went
+        kernel_group, final = _parse_runner_output(stdout)
+        if proc is not None:
+            _kill_group(proc.pid)
+        if kernel_group:
+            _kill_group(kernel_group)
+        clean = kill_run(token)
+        # read only now: no process of this run is left to change the file
+        records = _read_records(results)
+        os.chmod(vault, 0o700)
         shutil.rmtree(root, ignore_errors=True)
-        shutil.rmtree(private, ignore_errors=True)
+        shutil.rmtree(vault, ignore_errors=True)
+    if isinstance(final, dict) and isinstance(final.get("report"), dict):
+        result.run = final["report"]
+        if isinstance(final.get("executed"), str):
+            result.executed = final["executed"].encode("utf-8")
+    elif not result.run:
+        tail = stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no report"]
+        result.run = {"status": "crashed", "message": f"the runner failed: {tail[0][:300]}",
+                      "cell_errors": [], "stopped_at": None}
+    if not clean:
+        result.run["message"] = (result.run.get("message") or "") + \
+            " (some processes this run started could not be killed)"
     for exercise_id in expected + [r["exercise"] for r in records if r["exercise"] not in expected]:
         verdicts = [r for r in records if r["exercise"] == exercise_id]
         if verdicts:
             last = verdicts[-1]
             result.grades[exercise_id] = _STATUS_TO_GRADE.get(last["status"], "error")
             result.messages[exercise_id] = last["message"]
+            foreign = sorted({r["module"] for r in verdicts if r["module"] not in ("", "__main__")})
+            if foreign:
+                result.foreign[exercise_id] = foreign
         elif result.run.get("status") == "timeout":
             result.grades[exercise_id] = "timeout"
         else:
@@ -204,9 +305,41 @@ def _read_records(path: pathlib.Path) -> list[dict]:
             continue
         if isinstance(record, dict) and isinstance(record.get("exercise"), str) \
                 and isinstance(record.get("status"), str):
+            module = next((record[k] for k in _MODULE_KEYS if isinstance(record.get(k), str)), "")
             records.append({"exercise": record["exercise"], "status": record["status"],
-                            "message": str(record.get("message", ""))})
+                            "message": str(record.get("message", "")), "module": module})
     return records
+
+
+def combine(graded: list[NotebookGrade]):
+    """Merge the notebooks of each student: the best grade per student and exercise counts.
+
+    Grades rank as in ``GRADES`` (pass, fail, error, timeout, missing), so a pass in one notebook
+    is never undone by another notebook that checks the same exercise.
+
+    Returns
+    -------
+    students : list of str
+    exercises : list of str
+        In the order they first appear.
+    per_student : dict
+        student -> exercise id -> best grade.
+    several : dict
+        (student, exercise id) -> [(notebook, grade), ...] for exercises checked in more than one
+        of the student's notebooks.
+    """
+    students = sorted({g.student for g in graded})
+    exercises, per_student, seen = [], {s: {} for s in students}, {}
+    for g in graded:
+        for exercise_id, value in g.grades.items():
+            if exercise_id not in exercises:
+                exercises.append(exercise_id)
+            seen.setdefault((g.student, exercise_id), []).append((g.name, value))
+            best = per_student[g.student].get(exercise_id)
+            if best is None or GRADES.index(value) < GRADES.index(best):
+                per_student[g.student][exercise_id] = value
+    several = {key: found for key, found in seen.items() if len(found) > 1}
+    return students, exercises, per_student, several
 
 
 def _table(students, exercises, grades) -> list[list[str]]:
@@ -219,6 +352,7 @@ def _table(students, exercises, grades) -> list[list[str]]:
 
 def _summary(rows, exercises, graded: list[NotebookGrade], timeout: float) -> str:
     students = [r[0] for r in rows[1:]]
+    several = combine(graded)[3]
     out = ["# Grades", "",
            f"{len(students)} students, {len(graded)} notebooks, {len(exercises)} exercises; "
            f"time limit {timeout:g} s per notebook.", "",
@@ -229,6 +363,12 @@ def _summary(rows, exercises, graded: list[NotebookGrade], timeout: float) -> st
     for i, exercise_id in enumerate(exercises, start=1):
         column = [r[i] for r in rows[1:]]
         out.append(f"| {exercise_id} | " + " | ".join(str(column.count(g)) for g in GRADES) + " |")
+    if several:
+        out += ["", "## Exercises checked in several notebooks", "",
+                "The best grade counts (pass, then fail, error, timeout, missing).", ""]
+        for (student, exercise_id), found in sorted(several.items()):
+            out.append(f"- **{student}**, {exercise_id}: "
+                       + ", ".join(f"`{name}` {value}" for name, value in found))
     out += ["", "## Per submission", ""]
     for g in graded:
         run = g.run
@@ -243,6 +383,9 @@ def _summary(rows, exercises, graded: list[NotebookGrade], timeout: float) -> st
         for exercise_id, grade in g.grades.items():
             if grade != "pass" and g.messages.get(exercise_id):
                 out.append(f"  - {exercise_id}: {grade}: {_one_line(g.messages[exercise_id])}")
+            if g.foreign.get(exercise_id):
+                out.append(f"  - {exercise_id}: **checked a function not defined in the notebook**, "
+                           f"from {', '.join(f'`{m}`' for m in g.foreign[exercise_id])}")
     return "\n".join(out) + "\n"
 
 
@@ -266,13 +409,7 @@ def grade(submissions_dir, out_dir, timeout: float = 120, jobs: int = 1, kernel:
     submissions = find_submissions(submissions_dir)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         graded = list(pool.map(lambda s: grade_notebook(s, timeout, kernel), submissions))
-    students = sorted({g.student for g in graded})
-    exercises, per_student = [], {s: {} for s in students}
-    for g in graded:
-        for exercise_id, value in g.grades.items():
-            if exercise_id not in exercises:
-                exercises.append(exercise_id)
-            per_student[g.student][exercise_id] = value
+    students, exercises, per_student, _ = combine(graded)
     rows = _table(students, exercises, per_student)
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -6,10 +6,14 @@ fast unit tests of the pieces that need no kernel.
 
 import csv
 import hashlib
+import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 
 import nbformat
 import pytest
@@ -19,6 +23,8 @@ from tensorlens.exercises import RESULTS_ENV
 
 SAMPLES = pathlib.Path(__file__).parent / "submissions"
 EXPECTED = {
+    # graded first; its detached processes try to overwrite every other run's verdicts
+    "attacks_others": ["pass", "pass", "2/2"],
     "correct": ["pass", "pass", "2/2"],
     "deletes_files": ["pass", "pass", "2/2"],  # its rampage hurts nobody, not even itself
     "never_finishes": ["pass", "timeout", "1/2"],
@@ -69,6 +75,97 @@ def test_nothing_outside_the_run_is_damaged(graded):
     assert executed == [f"{name}/{name}.ipynb" for name in sorted(EXPECTED)]
     ran = nbformat.read(root / "out" / "executed" / "deletes_files" / "deletes_files.ipynb", as_version=4)
     assert any("done" in o.get("text", "") for c in ran.cells for o in c.get("outputs", []))
+
+
+def _marked_processes(name=grade.RUN_ENV):
+    found = []
+    for environ in pathlib.Path("/proc").glob("[0-9]*/environ"):
+        try:
+            entries = environ.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(e.startswith(name.encode() + b"=") for e in entries):
+            found.append(int(environ.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not pathlib.Path("/proc/self/environ").exists(), reason="needs /proc")
+def test_detached_processes_die_with_their_run(graded):
+    root, run, _, _ = graded
+    ran = nbformat.read(root / "out" / "executed" / "attacks_others" / "attacks_others.ipynb",
+                        as_version=4)
+    text = "".join(o.get("text", "") for c in ran.cells for o in c.get("outputs", []))
+    pids = [int(p) for p in re.search(r"daemons (\d+) (\d+)", text).groups()]
+    for pid in pids:  # gone, or at most a zombie with no environment left
+        stat = pathlib.Path(f"/proc/{pid}/stat")
+        assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    assert _marked_processes() == []
+    # a file it wrote with tempfile went into the run's own folder, deleted with it
+    escaped = re.search(r"escaped (\S+)", text).group(1)
+    assert not pathlib.Path(escaped).exists()
+    assert pathlib.Path(escaped).parent != pathlib.Path(tempfile.gettempdir())
+
+
+@pytest.mark.skipif(not pathlib.Path("/proc/self/environ").exists(), reason="needs /proc")
+def test_kill_run_finds_detached_processes_by_their_marker():
+    token = "test-" + os.urandom(8).hex()
+    env = {**os.environ, grade.RUN_ENV: token}
+    # a shell that starts a detached sleeper in a new session and exits: the sleeper is orphaned
+    starter = subprocess.run(
+        [sys.executable, "-c", "import subprocess; p = subprocess.Popen(['sleep', '300'], start_new_session=True, "
+         "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(p.pid)"], env=env, capture_output=True, text=True, check=True)
+    pid = int(starter.stdout)
+    assert os.path.exists(f"/proc/{pid}")
+    assert grade.kill_run(token)
+    time.sleep(0.1)
+    stat = pathlib.Path(f"/proc/{pid}/stat")
+    assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    assert grade.kill_run(token)  # nothing left: returns at once
+
+
+def _nb_grade(student, name, grades, foreign=None):
+    return grade.NotebookGrade(student, name, grades=grades, foreign=foreign or {},
+                               run={"status": "ok", "message": "", "cell_errors": [], "stopped_at": None})
+
+
+def test_best_grade_per_student_and_exercise():
+    graded = [
+        _nb_grade("ana", "03.ipynb", {"a.x": "pass", "a.y": "error"}),
+        _nb_grade("ana", "04.ipynb", {"a.x": "fail", "a.y": "timeout", "a.z": "fail"}),
+        _nb_grade("ana", "05.ipynb", {"a.y": "fail"}),
+        _nb_grade("ben", "ben.ipynb", {"a.x": "error"}),
+    ]
+    students, exercises, per_student, several = grade.combine(graded)
+    assert students == ["ana", "ben"] and exercises == ["a.x", "a.y", "a.z"]
+    assert per_student == {"ana": {"a.x": "pass", "a.y": "fail", "a.z": "fail"}, "ben": {"a.x": "error"}}
+    assert several == {("ana", "a.x"): [("03.ipynb", "pass"), ("04.ipynb", "fail")],
+                       ("ana", "a.y"): [("03.ipynb", "error"), ("04.ipynb", "timeout"), ("05.ipynb", "fail")]}
+    # the order of the notebooks does not matter
+    assert grade.combine(graded[::-1])[2] == per_student
+    rows = grade._table(students, exercises, per_student)
+    assert rows[1] == ["ana", "pass", "fail", "fail", "1/3"]
+    assert rows[2] == ["ben", "error", "missing", "missing", "0/3"]
+    summary = grade._summary(rows, exercises, graded, 60)
+    assert "## Exercises checked in several notebooks" in summary
+    assert "- **ana**, a.x: `03.ipynb` pass, `04.ipynb` fail" in summary
+
+
+def test_functions_from_other_modules_are_flagged(tmp_path):
+    results = tmp_path / "results.jsonl"
+    results.write_text(
+        '{"exercise": "a.x", "status": "pass", "message": "passed", "fn_module": "tensorlens.exercises.a"}\n'
+        '{"exercise": "a.y", "status": "pass", "message": "passed", "fn_module": "__main__"}\n'
+        'not json\n{"exercise": 3}\n')
+    records = grade._read_records(results)
+    assert [(r["exercise"], r["module"]) for r in records] == [
+        ("a.x", "tensorlens.exercises.a"), ("a.y", "__main__")]
+    graded = [_nb_grade("eve", "eve.ipynb", {"a.x": "pass", "a.y": "pass"},
+                        foreign={"a.x": ["tensorlens.exercises.a"]})]
+    students, exercises, per_student, _ = grade.combine(graded)
+    summary = grade._summary(grade._table(students, exercises, per_student), exercises, graded, 60)
+    assert ("a.x: **checked a function not defined in the notebook**, from "
+            "`tensorlens.exercises.a`") in summary
+    assert "a.y: **checked" not in summary
 
 
 def test_results_env_names_agree():
