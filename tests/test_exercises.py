@@ -44,7 +44,7 @@ def test_exercise_is_well_formed(exercise_id):
 def test_solution_passes_and_is_fast(exercise_id):
     ex = EXERCISES[exercise_id]
     start = time.perf_counter()
-    result = tl.check(exercise_id, ex.solution or ex.reference)
+    result = run_check(exercise_id, ex.solution or ex.reference)  # tl.check refuses the book's own
     elapsed = time.perf_counter() - start
     assert result.passed, repr(result)
     assert elapsed < 8, f"check took {elapsed:.1f} s"  # about 1 s alone; the machine is shared
@@ -61,7 +61,7 @@ def test_reference_satisfies_its_own_values(exercise_id):
 
 @pytest.mark.parametrize("exercise_id, label, fn", VARIANTS)
 def test_wrong_variant_fails(exercise_id, label, fn):
-    result = tl.check(exercise_id, fn)
+    result = run_check(exercise_id, fn)  # the variants live in tensorlens: tl.check would refuse them
     assert result.status in ("fail", "error"), f"{label!r} was not caught:\n{result!r}"
     assert not result.passed
     assert "Traceback" not in repr(result)
@@ -216,8 +216,16 @@ def test_banned_names():
 
     def cheat(x):
         return x.repeat(2)
-    result = run_check_with(ex, cheat)
-    assert result.status == "fail" and "uses `.repeat`" in result.message and "use expand" in result.message
+    result = run_check_with(ex, cheat)  # caught while it runs
+    assert result.status == "fail" and "ran `torch.Tensor.repeat`" in result.message
+    assert "use expand" in result.message
+
+    def mentions(x):
+        if x.numel() < 0:
+            return x.repeat(2)
+        return torch.cat([x, x])
+    result = run_check_with(ex, mentions)  # caught in the source
+    assert result.status == "fail" and "uses `.repeat` (line 3 of the function)" in result.message
 
 
 def test_missing_source_is_explained():
@@ -291,3 +299,225 @@ def test_verdict_text_is_deterministic_across_processes():
     assert runs[0].returncode == 0, runs[0].stderr
     assert runs[0].stdout == runs[1].stdout
     assert "not a view" in runs[0].stdout
+
+
+# ---------------------------------------------------------------- cheats an audit found
+
+
+def test_wrong_attempt_cannot_break_the_next_one():
+    ex = EXERCISES["broadcasting.outer_sum"]
+    stored = [tuple((t.shape, t.stride(), t.storage_offset()) for t in rules.tensors_in(e))
+              for e in ex.edge_cases]
+
+    def outer_sum_mutates(a, b):
+        a.unsqueeze_(1)
+        return a + b
+
+    def outer_sum(a, b):
+        return a[:, None] + b
+
+    result = run_check("broadcasting.outer_sum", outer_sum_mutates)
+    assert result.status == "fail" and "changed the shape, strides or offset of `a`" in result.message
+    assert run_check("broadcasting.outer_sum", outer_sum).passed
+    assert stored == [tuple((t.shape, t.stride(), t.storage_offset()) for t in rules.tensors_in(e))
+                      for e in ex.edge_cases]
+
+
+def test_student_copy_keeps_layout_and_view_rule_compares_it():
+    seen = []
+
+    def transpose_view(x):
+        seen.append((x.is_contiguous(), x.stride(), x.storage_offset()))
+        return x.T
+
+    sliced = make_tensor(list(range(6)), (2, 3), torch.float32, "sliced")
+    ex = make(reference=lambda x: x.T.clone(), rules=[rules.view_of("x")], edge_cases=[sliced],
+              inputs=st.tuples(tensors(shape=shapes(2, 2))), max_examples=3)
+    assert run_check_with(ex, transpose_view).passed
+    assert seen[0] == (False, sliced.stride(), 1)
+
+
+def _add_into_data(a, b, out):
+    out.data = a + b
+    return out
+
+
+def _add_into_set(a, b, out):
+    return out.set_(a + b)
+
+
+def _add_into_clobber(a, b, out):
+    a.add_(b)
+    return out.copy_(a)
+
+
+def _add_into_copy(a, b, out):
+    return out.copy_(a + b)
+
+
+def _add_into_assign(a, b, out):
+    out[...] = a + b
+    return out
+
+
+@pytest.mark.parametrize("fn, expected", [
+    (_add_into_data, "swapped the storage of `out`"),
+    (_add_into_set, "swapped the storage of `out`"),
+    (_add_into_clobber, "changed its input `a` in place"),
+    (_add_into_copy, "`Tensor.add` made a new"),
+    (_add_into_assign, "`Tensor.add` made a new"),
+])
+def test_add_into_cheats_fail(fn, expected):
+    result = tl.check("performance.add_into", fn)
+    assert result.status == "fail" and expected in result.message, repr(result)
+
+
+def test_add_into_out_argument_passes_on_every_layout():
+    def add_into(a, b, out):
+        return torch.add(a, b, out=out)
+    result = tl.check("performance.add_into", add_into)
+    assert result.passed, repr(result)
+    assert "write into `out` instead" in repr(tl.check("performance.add_into", _add_into_copy))
+
+
+def test_mutates_inputs_must_name_parameters():
+    with pytest.raises(ValueError, match="mutates_inputs"):
+        register(make(id="testing.bad_mutates", reference=sum_all, mutates_inputs=("y",)))
+
+
+bs = torch.broadcast_shapes
+ri = torch.Tensor.repeat_interleave
+
+
+def broadcast_shape_alias(a, b):
+    try:
+        return tuple(bs(a, b))
+    except RuntimeError:
+        return None
+
+
+def broadcast_shape_numpy(a, b):
+    import numpy as np
+    try:
+        return tuple(np.broadcast(np.empty(a), np.empty(b)).shape)
+    except ValueError:
+        return None
+
+
+def broadcast_shape_getattr(a, b):
+    T = __import__("to" + "rch")
+    try:
+        return tuple(getattr(T, "broadcast_" + "shapes")(a, b))
+    except RuntimeError:
+        return None
+
+
+def repeat_rows_alias(x, k):
+    return ri(x, k, dim=0)
+
+
+def repeat_rows_getattr(x, k):
+    return getattr(x, "repeat_" + "interleave")(k, dim=0)
+
+
+def repeat_rows_map(x, k):
+    n, d = x.shape
+    if n * k == 0:
+        return x[:0].reshape(0, d)
+    return torch.cat(list(map(lambda i: x[i // k][None], range(n * k))))
+
+
+def _repeat_from(x, k, i):
+    if i == x.shape[0]:
+        return x[:0]
+    return torch.cat([x[i:i + 1].expand(k, x.shape[1]), _repeat_from(x, k, i + 1)])
+
+
+def repeat_rows_recursive(x, k):
+    return _repeat_from(x, k, 0)
+
+
+def repeat_rows_nested_recursion(x, k):
+    def rows(i):
+        return x[:0] if i == x.shape[0] else torch.cat([x[i:i + 1].expand(k, x.shape[1]), rows(i + 1)])
+    return rows(0)
+
+
+def source_grad_vjp(g, shape):
+    from torch.func import vjp
+    s = torch.zeros(shape, dtype=g.dtype)
+    _, pull = vjp(lambda s: s.expand(g.shape), s)
+    return pull(g)[0]
+
+
+def source_grad_getattr(g, shape):
+    s = torch.zeros(shape, dtype=g.dtype, requires_grad=True)
+    getattr(s.expand(g.shape), "back" + "ward")(g)
+    return s.grad
+
+
+def source_grad_node(g, shape):
+    s = torch.zeros(shape, dtype=g.dtype).requires_grad_()
+    return s.expand(g.shape).grad_fn(g)
+
+
+@pytest.mark.parametrize("exercise_id, fn, expected", [
+    ("broadcasting.broadcast_shape", broadcast_shape_alias, "uses `bs`, which is `torch."),
+    ("broadcasting.broadcast_shape", broadcast_shape_numpy, "imports `numpy`"),
+    ("broadcasting.broadcast_shape", broadcast_shape_getattr, "uses `__import__`"),
+    ("expand.repeat_rows", repeat_rows_alias, "ran `torch.Tensor.repeat_interleave`"),
+    ("expand.repeat_rows", repeat_rows_getattr, "ran `torch.Tensor.repeat_interleave`"),
+    ("expand.repeat_rows", repeat_rows_map, "uses `map`"),
+    ("expand.repeat_rows", repeat_rows_recursive, "`_repeat_from` calls itself"),
+    ("expand.repeat_rows", repeat_rows_nested_recursion, "`rows` calls itself"),
+    ("expand.source_grad", source_grad_vjp, "do not use"),
+    ("expand.source_grad", source_grad_getattr, "do not use"),
+    ("expand.source_grad", source_grad_node, "do not use"),
+])
+def test_hidden_banned_calls_and_loops_fail(exercise_id, fn, expected):
+    result = tl.check(exercise_id, fn)
+    assert result.status == "fail" and expected in result.message, repr(result)
+    assert "Traceback" not in repr(result)
+
+
+def test_source_rules_resolve_aliases_and_refuse_lookups():
+    ex = make(reference=lambda x: x * 2, rules=[rules.no_loops()], edge_cases=[torch.ones(2)])
+    m = map
+
+    def per_element(x):
+        def double(v):
+            return v * 2
+        return x.clone().apply_(double)
+    for fn, expected in [
+        (lambda x: x * 2 + 0 * sum(m(int, [])), "uses `m`, which is `map`"),
+        (lambda x: eval("x * 2"), "uses `eval`"),
+        (per_element, "`.apply_`"),
+    ]:
+        result = run_check_with(ex, fn)
+        assert result.status == "fail" and expected in result.message, repr(result)
+    watched = make(reference=lambda x: x * 2, rules=[rules.banned("mul")], edge_cases=[torch.ones(2)])
+    result = run_check_with(watched, lambda x: x * 2)  # no `mul` in the source; Tensor.mul runs
+    assert result.status == "fail" and "ran `torch.Tensor.mul`" in result.message
+
+
+def test_book_code_is_refused():
+    ex = EXERCISES["memory_layout.transpose_view"]
+    for fn in (ex.solution, ex.reference):
+        result = tl.check(ex.id, fn)
+        assert result.status == "fail" and "book's own solution" in result.message
+    from tensorlens.exercises.performance import _add_into_solution
+    assert "book's own solution" in tl.check("performance.add_into", _add_into_solution).message
+
+
+def test_system_exit_is_the_students_error():
+    import sys as system
+
+    def quits(x):
+        system.exit(1)
+    result = run_check_with(make(reference=sum_all, edge_cases=[torch.ones(2)]), quits)
+    assert result.status == "error" and result.message == "your function raised SystemExit: 1"
+
+
+def test_allocation_rule_needs_a_parameter_name():
+    with pytest.raises(ValueError, match="parameter name"):
+        rules.allocates_nothing("out[0]")

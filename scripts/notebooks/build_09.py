@@ -686,7 +686,8 @@ code('tl.check("performance.moving_average", moving_average)')
 md("""
 **2. Write into a preallocated buffer.** Write `add_into(a, b, out)` that stores `a + b` in the
 existing tensor `out` (same shape and dtype as `a` and `b`, any strides, stale values) and returns
-`out` itself, without allocating a new result tensor.
+`out` itself, without allocating any tensor along the way (not even a temporary `a + b`) and
+without changing `a` or `b`.
 """)
 
 code('''

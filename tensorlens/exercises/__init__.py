@@ -49,9 +49,11 @@ Fields (see :class:`Exercise`): ``title``, ``statement``, ``reference`` (the dec
 readable, loops welcome), ``inputs`` (a hypothesis strategy of argument tuples; a bare value means
 one argument), ``edge_cases`` (tried first, smallest first; same form), ``hint``, ``rules``
 (:mod:`tensorlens.exercises.rules`: ``view_of(arg)``, ``no_loops()``, ``banned("repeat", ...)``,
-``max_new_bytes(n or fn(*args))``), ``solution`` (an idiomatic solution that obeys the rules; needed
-whenever the reference breaks a rule), ``wrong`` (extra ``(label, fn)`` wrong solutions the
-strictness tests must see fail), ``max_examples``, ``atol``/``rtol``, ``mutates_inputs``.
+``max_new_bytes(n or fn(*args))``, ``allocates_nothing("out")``), ``solution`` (an idiomatic
+solution that obeys the rules; needed whenever the reference breaks a rule), ``wrong`` (extra
+``(label, fn)`` wrong solutions the strictness tests must see fail), ``max_examples``,
+``atol``/``rtol``, ``mutates_inputs`` (the parameter names whose values may change, e.g.
+``("out",)``). ``check`` refuses the book's own functions (a solution, a reference).
 
 The strictness tests (``tests/test_exercises.py``) cover every registered exercise automatically:
 the solution passes, the reference agrees with it, and wrong variants (values off by one, an extra

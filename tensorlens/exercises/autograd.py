@@ -10,7 +10,7 @@ from . import rules
 from ._core import exercise
 from .strategies import make_tensor, st, tensors
 
-_NO_AUTOGRAD = rules.banned("backward", "autograd",
+_NO_AUTOGRAD = rules.banned(*rules.AUTOGRAD_NAMES,
                             reason="compute the gradient yourself; autograd is the reference")
 
 

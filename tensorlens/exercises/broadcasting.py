@@ -230,7 +230,7 @@ def _shape_pairs(draw):
     ],
     hint="Pad the shorter shape with 1s on the left, then compare dim by dim: equal sizes stay, "
          "a 1 takes the other size (even 0), anything else is a conflict.",
-    rules=[rules.banned("torch", "broadcast_shapes", "explain_broadcast",
+    rules=[rules.banned("torch", "numpy", "broadcast_shapes", "explain_broadcast",
                         reason="write the rule yourself")],
     solution=_broadcast_shape_solution,
     wrong=[("aligned from the left", _from_the_left),

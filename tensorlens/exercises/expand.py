@@ -173,7 +173,7 @@ def _grad_and_source_shape(draw):
          "the sum of `g` over those positions: sum over the new leading dims (they disappear), then "
          "over every dim where `shape` has a 1, with `keepdim=True`. Careful: `g.sum(dim=())` sums "
          "over everything.",
-    rules=[rules.banned("backward", "autograd", "sum_to_size",
+    rules=[rules.banned(*rules.AUTOGRAD_NAMES, "sum_to_size",
                         reason="work the sum out from the shapes")],
     solution=_source_grad_solution,
     wrong=[

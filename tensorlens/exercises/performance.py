@@ -55,6 +55,21 @@ def _add_into_solution(a, b, out):
     return torch.add(a, b, out=out)
 
 
+def _assign_sum(a, b, out):
+    out[...] = a + b
+    return out
+
+
+def _swap_data(a, b, out):
+    out.data = a + b
+    return out
+
+
+def _overwrite_a(a, b, out):
+    a.add_(b)
+    return out.copy_(a)
+
+
 @st.composite
 def _two_operands_and_buffer(draw):
     dtype = draw(st.sampled_from((torch.float32, torch.int64)))
@@ -69,7 +84,8 @@ def _two_operands_and_buffer(draw):
     title="Write into a preallocated buffer",
     statement="Write `add_into(a, b, out)` that stores `a + b` in the existing tensor `out` (same "
               "shape and dtype as `a` and `b`, any strides, stale values) and returns `out` "
-              "itself, so that a caller who reuses `out` never allocates a result.",
+              "itself, without allocating any tensor along the way (not even a temporary "
+              "`a + b`) and without changing `a` or `b`.",
     inputs=_two_operands_and_buffer(),
     edge_cases=[
         (torch.tensor([1., 2.]), torch.tensor([10., 20.]), torch.zeros(2)),
@@ -79,10 +95,15 @@ def _two_operands_and_buffer(draw):
     ],
     hint="Most torch functions take `out=`: `torch.add(a, b, out=out)`. `out.copy_(a + b)` also "
          "fills `out`, but it allocates `a + b` first.",
-    rules=[rules.view_of("out")],
+    rules=[rules.view_of("out"), rules.allocates_nothing("out")],
     solution=_add_into_solution,
-    mutates_inputs=True,
-    wrong=[("a new tensor a + b", lambda a, b, out: a + b)],
+    mutates_inputs=("out",),
+    wrong=[("a new tensor a + b", lambda a, b, out: a + b),
+           ("out.copy_(a + b): allocates a + b first", lambda a, b, out: out.copy_(a + b)),
+           ("out[...] = a + b: allocates a + b first", _assign_sum),
+           ("out.data = a + b: swaps out's storage", _swap_data),
+           ("out.set_(a + b): swaps out's storage", lambda a, b, out: out.set_(a + b)),
+           ("a.add_(b): overwrites the caller's a", _overwrite_a)],
 )
 def add_into(a, b, out):
     """Fill out with a + b and hand out back (the specification)."""

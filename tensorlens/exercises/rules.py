@@ -1,28 +1,42 @@
 """Rules an exercise can impose on a solution beyond "the values are right".
 
 Contract: a rule never raises on a student's function. A *source rule* reads the function's
-source with ``ast`` (``check_source(fn) -> str | None``); a *call rule* inspects one call
-(``check_call(args, result) -> str | None``). Both return None when the rule holds and otherwise
-a sentence saying what is wrong. Each rule can also build wrong variants of a correct solution
-(``wrong_variants(solution)``) that break exactly this rule: the strictness tests feed them to
-``check`` and require a failure.
+source with ``ast`` (``check_source(fn) -> str | None``); a *call rule* inspects one finished call
+(``check_call(call: Call) -> str | None``); a *watch* sees every torch function the student's
+function runs while it runs (``watch(args, arg_names)`` returns a :class:`Watch`, a
+``TorchFunctionMode`` whose ``problem`` is None or a sentence). All return None when the rule
+holds and otherwise a sentence saying what is wrong. Each rule can also build wrong variants of a
+correct solution (``wrong_variants(solution, arg_names)``) that break exactly this rule: the
+strictness tests feed them to ``check`` and require a failure.
 
-Rules: :func:`view_of`, :func:`no_loops`, :func:`banned`, :func:`max_new_bytes`.
+Source rules read what the code says (names, attributes, imports, keywords), resolve the global
+names it uses to the objects they stand for (an alias ``bs = torch.broadcast_shapes`` is seen for
+what it is), refuse run-time name lookups (``getattr``, ``eval``, ``__import__``...) that could
+hide a banned name, and walk the helpers the function calls. A banned rule also watches the call:
+a banned torch function that runs is caught however it was reached.
+
+Rules: :func:`view_of`, :func:`no_loops`, :func:`banned`, :func:`max_new_bytes`,
+:func:`allocates_nothing`.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import functools
 import inspect
+import itertools
 import linecache
 import textwrap
+import types
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import torch
+from torch.overrides import TorchFunctionMode, resolve_name
 
-__all__ = ["Rule", "view_of", "no_loops", "banned", "max_new_bytes", "function_from_source",
-           "new_storage_bytes", "tensors_in"]
+__all__ = ["AUTOGRAD_NAMES", "Rule", "Call", "Watch", "view_of", "no_loops", "banned", "max_new_bytes",
+           "allocates_nothing", "function_from_source", "new_storage_bytes", "tensors_in"]
 
 _LOOP_NODES = {
     ast.For: "a `for` loop",
@@ -33,6 +47,22 @@ _LOOP_NODES = {
     ast.DictComp: "a dict comprehension",
     ast.GeneratorExp: "a generator expression",
 }
+
+# functions that run a Python loop for you: map(f, xs) is a for loop, spelled differently
+_LOOP_FUNCTIONS = {map: "map", filter: "filter", functools.reduce: "functools.reduce",
+                   itertools.starmap: "itertools.starmap", itertools.accumulate: "itertools.accumulate"}
+_LOOP_ATTRIBUTES = {"map", "filter", "reduce", "starmap", "accumulate",
+                    "apply_", "map_", "map2_"}  # Tensor.apply_/map_ call Python once per element
+
+#: what an exercise that wants a gradient "by hand" bans: autograd in every spelling (the
+#: functional torch.func API, calling a graph node, marking a leaf that autograd would follow)
+AUTOGRAD_NAMES = ("backward", "autograd", "func", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
+                  "grad_fn", "requires_grad", "requires_grad_")
+
+# names that look another name up at run time, so a banned name could hide in a string
+_DYNAMIC = {"getattr", "__import__", "eval", "exec", "compile", "importlib", "import_module",
+            "attrgetter", "methodcaller", "__getattribute__", "__dict__", "globals", "vars",
+            "locals", "__builtins__"}
 
 _variant_counter = 0
 
@@ -79,12 +109,71 @@ def new_storage_bytes(result, args) -> int:
 
 
 @dataclass(frozen=True)
+class Call:
+    """One finished call of the student's function, as a call rule sees it.
+
+    ``storages_before[i]`` is the ``data_ptr`` of argument ``i``'s storage taken just before the
+    call (None for an argument that is not a tensor): a function that swaps an argument's storage
+    (``out.data = ...``, ``out.set_(...)``) cannot make a copy look like a view.
+    """
+
+    args: tuple
+    result: Any
+    arg_names: list
+    storages_before: tuple
+
+
+class Watch(TorchFunctionMode):
+    """Sees every torch function or method run while the student's function runs.
+
+    Subclasses override :meth:`before` (called with the function and its arguments) and/or
+    :meth:`after` (also given the result); either returns None or a sentence. The first sentence
+    is kept in ``problem``. A watch never raises: an error inside it is ignored, the call goes on.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.problem: str | None = None
+
+    def before(self, func, args, kwargs) -> str | None:
+        return None
+
+    def after(self, func, args, kwargs, result) -> str | None:
+        return None
+
+    def _note(self, judge, *params) -> None:
+        if self.problem is None:
+            try:
+                self.problem = judge(*params)
+            except Exception:  # a watch that cannot judge one call lets it pass
+                pass
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        self._note(self.before, func, args, kwargs)
+        result = func(*args, **kwargs)
+        self._note(self.after, func, args, kwargs, result)
+        return result
+
+
+def torch_name(func) -> str:
+    """A readable dotted name for a torch function or method, e.g. ``torch.Tensor.add``."""
+    name = resolve_name(func)
+    if name:
+        return name.removesuffix(".__get__")
+    module = getattr(func, "__module__", None) or ""
+    qualname = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
+    return f"{module}.{qualname}" if module else qualname
+
+
+@dataclass(frozen=True)
 class Rule:
     """One requirement on a solution; see the module docstring for the protocol."""
 
     description: str
     check_source: Callable | None = None
     check_call: Callable | None = None
+    watch: Callable | None = None
     wrong_variants: Callable = field(default=lambda solution, arg_names: [])
 
 
@@ -123,20 +212,110 @@ def _function_tree(fn):
     return defs[0], None
 
 
+_MISSING = object()
+
+
+def _lookup(fn, name):
+    """What global or closure name ``name`` stands for inside ``fn`` (or _MISSING)."""
+    fn = inspect.unwrap(getattr(fn, "__func__", fn))
+    code = getattr(fn, "__code__", None)
+    closure = getattr(fn, "__closure__", None)
+    if code is not None and closure and name in code.co_freevars:
+        try:
+            return closure[code.co_freevars.index(name)].cell_contents
+        except ValueError:  # an empty cell: the name is not bound yet
+            return _MISSING
+    namespace = getattr(fn, "__globals__", {})
+    if name in namespace:
+        return namespace[name]
+    names = namespace.get("__builtins__", builtins)
+    names = names if isinstance(names, dict) else vars(names)
+    return names.get(name, _MISSING)
+
+
+def _local_names(node) -> set:
+    """Names bound inside the function (parameters, assignments, imports, nested defs)."""
+    names = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.arg):
+            names.add(n.arg)
+        elif isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            names.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not node:
+            names.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in n.names)
+    return names
+
+
+def _resolved(fn, node) -> list:
+    """(line, col, source text, object) for every global name fn reads and attribute chains on it.
+
+    Attributes are followed only through modules and classes (never running a property), so
+    ``mod.alias`` resolves to what the alias stands for.
+    """
+    local = _local_names(node)
+    found = []
+    for n in ast.walk(node):
+        chain, root = [], n
+        while isinstance(root, ast.Attribute):
+            chain.append(root.attr)
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id in local or not isinstance(root.ctx, ast.Load):
+            continue
+        obj = _lookup(fn, root.id)
+        text = root.id
+        for attr in reversed(chain):
+            if obj is _MISSING or not isinstance(obj, (types.ModuleType, type)):
+                obj = _MISSING
+                break
+            try:
+                obj = (getattr(obj, attr, _MISSING) if isinstance(obj, types.ModuleType)
+                       else inspect.getattr_static(obj, attr, _MISSING))
+            except Exception:
+                obj = _MISSING
+            text += "." + attr
+        if obj is not _MISSING:
+            found.append((n.lineno - node.lineno + 1, n.col_offset, text, obj))
+    return sorted(found, key=lambda hit: hit[:2])
+
+
+def _identity(obj) -> tuple[set, str]:
+    """(dotted-name parts, dotted name) of a module, function, method or class; (set(), "") else."""
+    if isinstance(obj, functools.partial):
+        obj = obj.func
+    if isinstance(obj, types.ModuleType):
+        return set(obj.__name__.split(".")), obj.__name__
+    name = getattr(obj, "__name__", None)
+    if not isinstance(name, str):
+        return set(), ""
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str):  # a method of a C class: named after the class
+        owner = getattr(obj, "__objclass__", None)
+        module = getattr(owner, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
+    qualname = qualname if isinstance(qualname, str) else name
+    if not isinstance(module, str):
+        return {name}, qualname
+    return {name, *module.split("."), *qualname.split(".")}, f"{module}.{qualname}"
+
+
 def _helpers_called(fn, node):
-    """Plain Python functions from fn's own module that fn calls by name (checked too)."""
+    """Plain Python functions from fn's own module that fn calls by name (fn itself included)."""
     module = getattr(fn, "__module__", None)
+    local = _local_names(node)
     helpers = []
     for call in ast.walk(node):
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
-            target = getattr(fn, "__globals__", {}).get(call.func.id)
-            if inspect.isfunction(target) and target is not fn and target.__module__ == module:
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id not in local:
+            target = _lookup(fn, call.func.id)
+            if (inspect.isfunction(target) and target.__module__ == module
+                    and all(target is not h for h in helpers)):
                 helpers.append(target)
     return helpers
 
 
 def _walk_functions(fn):
-    """Yield (function name, ast node) for fn and the helpers it calls; or raise _NoSource."""
+    """Yield (function, ast node, helpers it calls) for fn and its helpers; or raise _NoSource."""
     pending, seen = [fn], set()
     while pending:
         f = pending.pop(0)
@@ -146,24 +325,32 @@ def _walk_functions(fn):
         node, problem = _function_tree(f)
         if node is None:
             raise _NoSource(problem)
-        yield getattr(f, "__name__", "?"), node
-        pending.extend(_helpers_called(f, node))
+        helpers = _helpers_called(f, node)
+        yield f, node, helpers
+        pending.extend(helpers)
 
 
 class _NoSource(Exception):
     pass
 
 
-def _source_rule(what, find):
-    """A check_source built from ``find(node) -> first offending description or None``."""
+def _source_rule(what, find, find_all=None):
+    """A check_source from ``find(node, fn) -> first offence or None`` on fn and each helper, and
+    ``find_all(walked) -> offence or None`` on the list of (function, node, helpers)."""
 
     def check_source(fn):
         try:
-            for name, node in _walk_functions(fn):
-                found = find(node)
+            walked = []
+            for f, node, helpers in _walk_functions(fn):
+                walked.append((f, node, helpers))
+                found = find(node, f)
                 if found:
-                    where = "" if name == getattr(fn, "__name__", None) else f" (in helper `{name}`)"
+                    name = getattr(f, "__name__", "?")
+                    where = "" if f is fn else f" (in helper `{name}`)"
                     return f"{found}{where}: {what}"
+            found = find_all(walked) if find_all else None
+            if found:
+                return f"{found}: {what}"
         except _NoSource as err:
             return (f"cannot check the rule \u201c{what}\u201d: {err}. Define your solution with "
                     "`def` in a notebook cell or a .py file")
@@ -187,17 +374,103 @@ def _first_offender(node, predicate):
     return f"{hit} (line {line} of the function)"
 
 
+def _first_alias(fn, node, flagged):
+    """The first global name fn reads whose object ``flagged(obj)`` names, described."""
+    for line, _, text, obj in _resolved(fn, node):
+        try:
+            what = flagged(obj)
+        except Exception:  # an exotic object: not an alias of anything we look for
+            what = None
+        if what and what != text:
+            return f"uses `{text}`, which is `{what}` (line {line} of the function)"
+        if what:
+            return f"uses `{text}` (line {line} of the function)"
+    return None
+
+
+def _dynamic_lookup(n):
+    """An offence for a run-time name lookup (getattr, eval, __import__, ...), else None."""
+    if isinstance(n, ast.Name) and n.id in _DYNAMIC:
+        name = n.id
+    elif isinstance(n, ast.Attribute) and n.attr in _DYNAMIC:
+        name = n.attr
+    elif isinstance(n, (ast.Import, ast.ImportFrom)):
+        name = next((part for dotted in _imported(n) for part in dotted.split(".")
+                     if part in _DYNAMIC), None)
+    else:
+        return None
+    if name is None:
+        return None
+    return (f"uses `{name}` (a name looked up while the code runs could hide a forbidden one, so "
+            "such lookups are not allowed here)")
+
+
+def _imported(n) -> list:
+    """The dotted names an import statement mentions: modules and imported names."""
+    if isinstance(n, ast.Import):
+        return [a.name for a in n.names]
+    module = n.module or ""
+    return ([module] if module else []) + [f"{module}.{a.name}" if module else a.name for a in n.names]
+
+
+def _recursion(walked):
+    """An offence if the walked functions call each other in a cycle (recursion), else None."""
+    graph = {id(f): [id(h) for h in helpers] for f, _, helpers in walked}
+    names = {id(f): getattr(f, "__name__", "?") for f, _, _ in walked}
+    for start in graph:
+        stack, seen = list(graph[start]), set()
+        while stack:
+            current = stack.pop()
+            if current == start:
+                return f"`{names[start]}` calls itself (recursion is a loop too)"
+            if current not in seen:
+                seen.add(current)
+                stack.extend(graph.get(current, ()))
+    return None
+
+
+def _nested_recursion(node):
+    """An offence for a function defined inside ``node`` that calls itself by name."""
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) and inner is not node:
+            for call in ast.walk(inner):
+                if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                        and call.func.id == inner.name):
+                    line = call.lineno - node.lineno + 1
+                    return (f"`{inner.name}` calls itself (recursion is a loop too) "
+                            f"(line {line} of the function)")
+    return None
+
+
 # ---------------------------------------------------------------- the rules
 
 
 def no_loops() -> Rule:
-    """The solution may not use Python loops: ``for``, ``while``, comprehensions or generators.
+    """The solution may not use Python loops: ``for``, ``while``, comprehensions, generators,
+    ``map``/``filter``/``functools.reduce`` (and aliases of them), ``Tensor.apply_``/``map_``,
+    or recursion.
 
-    Helpers defined in the same notebook/module and called by name are checked too.
+    Helpers defined in the same notebook/module and called by name are checked too. Run-time name
+    lookups (``getattr``, ``eval``, ``exec``, ``__import__``...) are refused, since a string can
+    hide a loop.
     """
 
-    def find(node):
-        return _first_offender(node, lambda n: _LOOP_NODES.get(type(n)))
+    def syntax(n):
+        if type(n) in _LOOP_NODES:
+            return _LOOP_NODES[type(n)]
+        if isinstance(n, ast.Attribute) and n.attr in _LOOP_ATTRIBUTES:
+            return f"`.{n.attr}` (it runs a Python loop)"
+        return _dynamic_lookup(n)
+
+    def loop_function(obj):
+        return next((name for f, name in _LOOP_FUNCTIONS.items() if obj is f), None)
+
+    def find(node, fn):
+        found = _first_offender(node, syntax) or _nested_recursion(node)
+        if found:
+            return found
+        found = _first_alias(fn, node, loop_function)
+        return found and found.replace(" (line", " (a Python loop in disguise) (line", 1)
 
     def variants(solution, arg_names):
         params = ", ".join(arg_names)
@@ -212,15 +485,44 @@ def no_loops() -> Rule:
             f"def comprehension({params}):\n"
             f"    return [_solution({params}) for _ in range(1)][0]\n",
             "comprehension", {"_solution": solution})
-        return [("a Python loop", loop), ("a list comprehension", comp)]
+        mapped = function_from_source(
+            f"def mapped({params}):\n"
+            f"    return list(map(lambda _: _solution({params}), range(1)))[0]\n",
+            "mapped", {"_solution": solution})
+        return [("a Python loop", loop), ("a list comprehension", comp), ("a loop hidden in map", mapped)]
 
-    return Rule("no Python loops (for, while, comprehensions)",
-                check_source=_source_rule("no Python loops allowed here", find),
+    what = "no Python loops allowed here"
+    return Rule("no Python loops (for, while, comprehensions, map/filter/reduce, recursion)",
+                check_source=_source_rule(what, find, _recursion),
                 wrong_variants=variants)
 
 
+class _BannedWatch(Watch):
+    """Fails a call in which a torch function with a banned name ran (or got a banned keyword)."""
+
+    def __init__(self, names: set, what: str):
+        super().__init__()
+        self.names, self.what = names, what
+
+    def before(self, func, args, kwargs):
+        name = torch_name(func)
+        if set(name.split(".")) & self.names:
+            return f"your function ran `{name}`: {self.what}"
+        keywords = sorted(set(kwargs) & self.names)
+        if keywords:
+            return f"your function passed `{keywords[0]}=` to `{name}`: {self.what}"
+        return None
+
+
 def banned(*names: str, reason: str = "") -> Rule:
-    """The solution may not mention any of ``names`` (as a name or an attribute, e.g. ``x.repeat``).
+    """The solution may not use any of ``names``, however it reaches them.
+
+    Caught in the source: a name or an attribute (``x.repeat``), a keyword argument, an import
+    (``from torch.func import vjp`` when ``func`` or ``vjp`` is banned), a global alias or module
+    attribute that stands for a banned function or module (``bs = torch.broadcast_shapes``), and
+    any run-time lookup (``getattr``, ``eval``, ``exec``, ``__import__``, ``importlib``...). Caught
+    while the function runs: any torch function or method whose dotted name contains a banned
+    part, or that gets a banned keyword.
 
     Parameters
     ----------
@@ -236,16 +538,29 @@ def banned(*names: str, reason: str = "") -> Rule:
     """
     if not names or not all(isinstance(n, str) and n.isidentifier() for n in names):
         raise ValueError(f"banned: names must be identifiers, got {names!r}")
-    banned_set = set(names)
+    banned_set = frozenset(names)
     listing = ", ".join(f"`{n}`" for n in names)
     what = f"do not use {listing}" + (f" ({reason})" if reason else "")
 
-    def offender(n):
+    def syntax(n):
         if isinstance(n, ast.Name) and n.id in banned_set:
             return f"uses `{n.id}`"
         if isinstance(n, ast.Attribute) and n.attr in banned_set:
             return f"uses `.{n.attr}`"
-        return None
+        if isinstance(n, ast.keyword) and n.arg in banned_set:
+            return f"passes `{n.arg}=`"
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            for dotted in _imported(n):
+                if set(dotted.split(".")) & banned_set:
+                    return f"imports `{dotted}`"
+        return _dynamic_lookup(n)
+
+    def alias(obj):
+        parts, dotted = _identity(obj)
+        return dotted if parts & banned_set else None
+
+    def find(node, fn):
+        return _first_offender(node, syntax) or _first_alias(fn, node, alias)
 
     def variants(solution, arg_names):
         params = ", ".join(arg_names)
@@ -258,14 +573,30 @@ def banned(*names: str, reason: str = "") -> Rule:
                 f"    return _solution({params})\n",
                 f"uses_{name}", {"_solution": solution})
             out.append((f"mentions {name}", fn))
+        dynamic = function_from_source(
+            f"def looks_up({params}):\n"
+            f"    if False:\n"
+            f"        getattr(torch, {names[0]!r})\n"
+            f"    return _solution({params})\n",
+            "looks_up", {"_solution": solution})
+        out.append(("a getattr lookup", dynamic))
         return out
 
-    return Rule(what, check_source=_source_rule(what, lambda node: _first_offender(node, offender)),
+    return Rule(what, check_source=_source_rule(what, find),
+                watch=lambda args, arg_names: _BannedWatch(banned_set, what),
                 wrong_variants=variants)
+
+
+def _arg_index(arg, arg_names) -> tuple[int, str]:
+    index = arg if isinstance(arg, int) else arg_names.index(arg)
+    return index, (arg_names[index] if index < len(arg_names) else f"argument {index}")
 
 
 def view_of(arg: int | str = 0) -> Rule:
     """The result must be a view of argument ``arg`` (shares its storage: nothing copied).
+
+    The storage compared is the one the argument had *before* the call, so swapping the
+    argument's storage (``x.data = ...``, ``x.set_(...)``) does not turn a copy into a view.
 
     Parameters
     ----------
@@ -275,16 +606,15 @@ def view_of(arg: int | str = 0) -> Rule:
     if not isinstance(arg, (int, str)) or isinstance(arg, bool):
         raise TypeError(f"view_of: arg must be a position or a parameter name, got {arg!r}")
 
-    def check_call(args, result, arg_names):
-        index = arg if isinstance(arg, int) else arg_names.index(arg)
-        name = arg_names[index] if index < len(arg_names) else f"argument {index}"
-        source = args[index]
-        base = source.untyped_storage()
-        for t in tensors_in(result):
+    def check_call(call):
+        index, name = _arg_index(arg, call.arg_names)
+        base_ptr = call.storages_before[index]
+        base_bytes = call.args[index].untyped_storage().nbytes()
+        for t in tensors_in(call.result):
             storage = t.untyped_storage()
-            if base.nbytes() == 0 and storage.nbytes() == 0:
+            if base_bytes == 0 and storage.nbytes() == 0:
                 continue  # nothing to copy, nothing to share
-            if storage.data_ptr() != base.data_ptr():
+            if storage.data_ptr() != base_ptr:
                 return (f"the result is not a view of `{name}`: it has its own storage "
                         f"({storage.nbytes()} bytes were copied)")
         return None
@@ -311,9 +641,9 @@ def max_new_bytes(limit) -> Rule:
     if not (callable(limit) or (isinstance(limit, int) and limit >= 0)):
         raise ValueError(f"max_new_bytes: limit must be a non-negative int or a callable, got {limit!r}")
 
-    def check_call(args, result, arg_names):
-        allowed = limit(*args) if callable(limit) else limit
-        used = new_storage_bytes(result, args)
+    def check_call(call):
+        allowed = limit(*call.args) if callable(limit) else limit
+        used = new_storage_bytes(call.result, call.args)
         if used > allowed:
             return f"the result allocates {used} bytes of new storage; at most {allowed} are allowed"
         return None
@@ -334,3 +664,48 @@ def max_new_bytes(limit) -> Rule:
 
     text = "a limit on new memory" if callable(limit) else f"at most {limit} bytes of new storage"
     return Rule(text, check_call=check_call, wrong_variants=variants)
+
+
+class _AllocationWatch(Watch):
+    """Fails a call in which a torch function returned a tensor with new, non-empty storage."""
+
+    def __init__(self, into: str):
+        super().__init__()
+        self.into = into
+
+    def after(self, func, args, kwargs, result):
+        inputs = {t.untyped_storage().data_ptr() for t in tensors_in((args, kwargs))}
+        for t in tensors_in(result):
+            storage = t.untyped_storage()
+            if storage.nbytes() and storage.data_ptr() not in inputs:
+                name = torch_name(func).removeprefix("torch.")
+                return (f"`{name}` made a new {storage.nbytes()}-byte tensor; write into "
+                        f"`{self.into}` instead")
+        return None
+
+
+def allocates_nothing(into: str) -> Rule:
+    """No torch call inside the function may allocate: the result goes into argument ``into``.
+
+    Watched while the function runs: any torch function or method whose tensor result has
+    non-empty storage that none of that call's tensor arguments shares is an allocation (so
+    ``out.copy_(a + b)`` fails at ``a + b``, while ``torch.add(a, b, out=out)`` passes).
+
+    Parameters
+    ----------
+    into : str
+        The parameter that names the caller's buffer (shown in the message).
+    """
+    if not isinstance(into, str) or not into.isidentifier():
+        raise ValueError(f"allocates_nothing: into must be a parameter name, got {into!r}")
+
+    def variants(solution, arg_names):
+        index, _ = _arg_index(into, list(arg_names))
+
+        def temporary(*args):
+            args[index].copy_(args[index].clone())  # a needless temporary, then the solution
+            return solution(*args)
+        return [("a temporary tensor", temporary)]
+
+    return Rule(f"no new tensor is allocated inside the function (write into `{into}`)",
+                watch=lambda args, arg_names: _AllocationWatch(into), wrong_variants=variants)

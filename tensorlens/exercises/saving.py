@@ -30,15 +30,15 @@ def _is_compact(t):
     return t.untyped_storage().nbytes() <= _needed_bytes(t)
 
 
-def _check_compact(args, result, arg_names):
-    (t,) = args
+def _check_compact(call):
+    (t,), result = call.args, call.result
     if not isinstance(result, torch.Tensor):
         return None  # the value comparison has already said what is wrong
     held = result.untyped_storage().nbytes()
     if held > _needed_bytes(result):
         return (f"the result still sits on {held} bytes of storage for {_needed_bytes(result)} "
                 "bytes of elements: torch.save would write all of them")
-    if _is_compact(t) and held > 0 and result.untyped_storage().data_ptr() != t.untyped_storage().data_ptr():
+    if _is_compact(t) and held > 0 and result.untyped_storage().data_ptr() != call.storages_before[0]:
         return (f"the input already holds only the bytes it needs ({t.untyped_storage().nbytes()}), "
                 "yet the result is a copy: copy only when it saves bytes")
     return None
