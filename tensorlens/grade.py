@@ -72,8 +72,6 @@ _STATUS_TO_GRADE = {"pass": "pass", "fail": "fail", "not_implemented": "fail", "
 RESULTS_ENV = "TENSORLENS_RESULTS"
 # the marker every process of one run inherits, so the grader can find and kill them all
 RUN_ENV = "TENSORLENS_GRADE_RUN"
-# keys under which a verdict may name the module of the checked function
-_MODULE_KEYS = ("fn_module", "function_module")
 # time the child gets beyond the notebook's own limit: starting Python, torch and the kernel
 _STARTUP_S = 60
 
@@ -305,7 +303,8 @@ def _read_records(path: pathlib.Path) -> list[dict]:
             continue
         if isinstance(record, dict) and isinstance(record.get("exercise"), str) \
                 and isinstance(record.get("status"), str):
-            module = next((record[k] for k in _MODULE_KEYS if isinstance(record.get(k), str)), "")
+            module = record.get("fn_module")
+            module = module if isinstance(module, str) else ""
             records.append({"exercise": record["exercise"], "status": record["status"],
                             "message": str(record.get("message", "")), "module": module})
     return records

@@ -261,6 +261,7 @@ def test_results_are_recorded_for_grading(tmp_path, monkeypatch):
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert [(r["exercise"], r["status"], r["passed"]) for r in lines] == [
         ("memory_layout.transpose_view", "pass", True), ("memory_layout.as_column", "fail", False)]
+    assert [r["fn_module"] for r in lines] == [__name__, __name__]
 
 
 def test_register_validates():
