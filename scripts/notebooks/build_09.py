@@ -189,8 +189,9 @@ the speed-up.
 """)
 
 code('''
-fig = measure.plot_sweep(sweep, "seconds", xlabel="number of elements n",
-                         title="Element-wise addition: Python loop vs one tensor call")
+fig = measure.plot_sweep(
+    sweep, "seconds", xlabel="number of elements n",
+    title="Element-wise addition: Python loop vs one tensor call")
 plt.show()
 plt.close(fig)
 ''', IGNORE)
@@ -222,7 +223,8 @@ assert not measure.shares_storage(y, before)
 x.add_(1)                     # in place: same tensor, same storage
 assert x is before
 
-buf = torch.empty(4)          # preallocated; its initial contents are garbage, never read them
+# preallocated; its initial contents are garbage, never read them
+buf = torch.empty(4)
 r = torch.add(x, 1, out=buf)  # writes the result into buf
 assert r is buf
 print(buf)
@@ -243,7 +245,8 @@ for n in (1_000, 1_000_000):
     for label, stmt in [("y = x + 1", "y = x + 1"),
                         ("x.add_(1)", "x.add_(1)"),
                         ("add(out=buf)", "torch.add(x, 1, out=buf)")]:
-        t = benchmark.Timer(stmt=stmt, globals={"x": x, "buf": buf, "torch": torch},
+        t = benchmark.Timer(stmt=stmt,
+                            globals={"x": x, "buf": buf, "torch": torch},
                             label="add one to every element", sub_label=label,
                             description=f"{n:,} floats")
         results.append(t.blocked_autorange(min_run_time=0.05))
@@ -304,7 +307,10 @@ code('''
 graphs_seen = 0
 
 def print_graph(gm, example_inputs):
-    """A torch.compile backend that shows the captured graph and runs it unchanged."""
+    """A torch.compile backend that shows the captured graph.
+
+    It runs the graph unchanged.
+    """
     global graphs_seen
     graphs_seen += 1
     print(f"--- graph {graphs_seen} ---")
@@ -328,9 +334,12 @@ reuse that graph:
 """)
 
 code('''
-compiled(x, y)                                 # same shapes: no new graph
-compiled(torch.randn(8), torch.randn(8))       # new shape: recompiled with a symbolic size
-compiled(torch.randn(16), torch.randn(16))     # covered by the dynamic graph: nothing new
+# same shapes: no new graph
+compiled(x, y)
+# new shape: recompiled with a symbolic size
+compiled(torch.randn(8), torch.randn(8))
+# covered by the dynamic graph: nothing new
+compiled(torch.randn(16), torch.randn(16))
 assert graphs_seen == 2
 ''')
 
@@ -352,7 +361,8 @@ def branchy(x):
 
 compiled_branchy = torch.compile(branchy, backend=print_graph)
 assert torch.equal(compiled_branchy(torch.ones(3)), branchy(torch.ones(3)))
-assert graphs_seen == 2    # one graph before the branch, one for the branch taken
+# one graph before the branch, one for the branch taken
+assert graphs_seen == 2
 ''')
 
 md("""
@@ -369,7 +379,8 @@ quiet = torch.compile(scaled, backend=lambda gm, inputs: gm.forward)
 x = torch.randn(1000)
 start = time.perf_counter(); quiet(x); first = time.perf_counter() - start
 start = time.perf_counter(); quiet(x); second = time.perf_counter() - start
-print(f"first call {first * 1e3:.1f} ms (traces), second call {second * 1e6:.1f} µs (cached)")
+print(f"first call {first * 1e3:.1f} ms (traces), "
+      f"second call {second * 1e6:.1f} µs (cached)")
 ''', IGNORE)
 
 md("""
@@ -385,16 +396,21 @@ code('''
 if os.environ.get("TENSORLENS_RUN_INDUCTOR") == "1":
     fused = torch.compile(hypot)                    # default backend: Inductor
     x, y = torch.randn(1_000_000), torch.randn(1_000_000)
-    start = time.perf_counter(); fused(x, y); compile_s = time.perf_counter() - start
+    start = time.perf_counter()
+    fused(x, y)
+    compile_s = time.perf_counter() - start
     assert torch.allclose(fused(x, y), hypot(x, y))
     names = dict(hypot=hypot, fused=fused, x=x, y=y)
-    eager_m = benchmark.Timer("hypot(x, y)", globals=names).blocked_autorange(min_run_time=0.2)
-    fused_m = benchmark.Timer("fused(x, y)", globals=names).blocked_autorange(min_run_time=0.2)
+    eager_m = (benchmark.Timer("hypot(x, y)", globals=names)
+               .blocked_autorange(min_run_time=0.2))
+    fused_m = (benchmark.Timer("fused(x, y)", globals=names)
+               .blocked_autorange(min_run_time=0.2))
     print(f"first call (compiles): {compile_s:.1f} s")
     print(f"per call: eager {eager_m.median * 1e3:.2f} ms, "
           f"compiled {fused_m.median * 1e3:.2f} ms")
 else:
-    print("Skipped: set TENSORLENS_RUN_INDUCTOR=1 to compile with Inductor and time it.")
+    print("Skipped: set TENSORLENS_RUN_INDUCTOR=1 to compile with Inductor "
+          "and time it.")
 ''', IGNORE)
 
 md("""
@@ -412,14 +428,16 @@ increments. Run as written:
 """)
 
 code('''
-torch.manual_seed(0)            # ours: the printed error must not depend on the cells above
+# ours: the printed error must not depend on the cells above
+torch.manual_seed(0)
 tensor = torch.rand(10)         # torch.float32
 half_tensor = tensor.half()     # torch.float16
 print(tensor.dtype, measure.storage_bytes(tensor), "bytes ->",
       half_tensor.dtype, measure.storage_bytes(half_tensor), "bytes")
 assert measure.storage_bytes(half_tensor) * 2 == measure.storage_bytes(tensor)
 
-assert tensor.min() >= 2 ** -14     # all in float16's normal range, where the bound below holds
+# all in float16's normal range, where the bound below holds
+assert tensor.min() >= 2 ** -14
 relative_error = ((half_tensor.float() - tensor).abs() / tensor).max().item()
 print(f"largest relative rounding error: {relative_error:.2e} "
       f"(float16 keeps 11 significant bits: at most {2 ** -11:.2e})")
@@ -446,7 +464,8 @@ with warnings.catch_warnings(record=True) as caught:
     repeated = base.repeat(32, 1, 1, 1)
     print(repeated.storage().data_ptr() == base.storage().data_ptr())   # False
 print(textwrap.fill(f"{caught[0].category.__name__}: {caught[0].message}", 90))
-assert issubclass(caught[0].category, UserWarning) and "TypedStorage" in str(caught[0].message)
+assert (issubclass(caught[0].category, UserWarning)
+        and "TypedStorage" in str(caught[0].message))
 ''')
 
 md("""
@@ -455,7 +474,8 @@ The current spelling is `untyped_storage()`; `tensorlens.measure.shares_storage`
 """)
 
 code('''
-assert measure.shares_storage(expanded, base) and not measure.shares_storage(repeated, base)
+assert (measure.shares_storage(expanded, base)
+        and not measure.shares_storage(repeated, base))
 print(f"base     {measure.storage_bytes(base):>12,} bytes")
 print(f"expanded {measure.storage_bytes(expanded):>12,} bytes  "
       f"(shape {tuple(expanded.shape)}, stride {expanded.stride()})")
@@ -499,11 +519,13 @@ noise_values = torch.randn(8, 1, 1, 1)
 noise = noise_values.expand(-1, 3, 224, 224)
 augmented = original + noise
 
-assert torch.equal(augmented, original + noise_values)      # broadcasting does the same
+# broadcasting does the same
+assert torch.equal(augmented, original + noise_values)
 print(f"noise (expanded)  {measure.storage_bytes(noise):>10,} bytes")
 print(f"augmented result  {measure.storage_bytes(augmented):>10,} bytes  "
       f"shape {tuple(augmented.shape)}")
-assert measure.storage_bytes(augmented) == augmented.numel() * augmented.element_size()
+assert (measure.storage_bytes(augmented)
+        == augmented.numel() * augmented.element_size())
 ''')
 
 md("""
@@ -533,8 +555,9 @@ for label, stmt in [("x.contiguous()", "x.contiguous()"),
                     ("x.t().contiguous()", "x.t().contiguous()"),
                     ("x.sum(dim=1)", "x.sum(dim=1)"),
                     ("x.t().sum(dim=1)", "x.t().sum(dim=1)")]:
-    t = benchmark.Timer(stmt=stmt, globals={"x": x}, label="1024 x 1024 floats",
-                        sub_label=label, description="time")
+    t = benchmark.Timer(stmt=stmt, globals={"x": x},
+                        label="1024 x 1024 floats", sub_label=label,
+                        description="time")
     results.append(t.blocked_autorange(min_run_time=0.05))
 benchmark.Compare(results).print()
 ''', IGNORE)
@@ -565,10 +588,14 @@ print("NCHW strides ", x.stride())
 print("NHWC strides ", cl.stride())
 assert x.stride() == (60, 20, 5, 1)
 assert cl.stride() == (60, 1, 15, 3)
-assert torch.equal(x, cl)                       # same values at the same indices
-assert not cl.is_contiguous() and cl.is_contiguous(memory_format=torch.channels_last)
-assert measure.storage_bytes(cl) == measure.storage_bytes(x)    # same bytes...
-assert not measure.shares_storage(cl, x)                         # ...in a new order: a copy
+# same values at the same indices
+assert torch.equal(x, cl)
+assert (not cl.is_contiguous()
+        and cl.is_contiguous(memory_format=torch.channels_last))
+# same bytes...
+assert measure.storage_bytes(cl) == measure.storage_bytes(x)
+# ...in a new order: a copy
+assert not measure.shares_storage(cl, x)
 ''')
 
 md("""
@@ -601,16 +628,19 @@ images_cl = images.contiguous(memory_format=torch.channels_last)
 with torch.no_grad():
     out, out_cl = conv(images), conv_cl(images_cl)
 assert torch.allclose(out, out_cl, atol=1e-5)
-print("output stays channels-last:", out_cl.is_contiguous(memory_format=torch.channels_last))
+print("output stays channels-last:",
+      out_cl.is_contiguous(memory_format=torch.channels_last))
 ''')
 
 code('''
 results = []
 with torch.no_grad():
-    for label, module, inp in [("NCHW", conv, images), ("channels_last", conv_cl, images_cl)]:
-        t = benchmark.Timer("module(inp)", globals={"module": module, "inp": inp},
-                            label="3x3 conv, 16 channels, 4 x 32 x 32", sub_label=label,
-                            description="time")
+    for label, module, inp in [("NCHW", conv, images),
+                               ("channels_last", conv_cl, images_cl)]:
+        t = benchmark.Timer("module(inp)",
+                            globals={"module": module, "inp": inp},
+                            label="3x3 conv, 16 channels, 4 x 32 x 32",
+                            sub_label=label, description="time")
         results.append(t.blocked_autorange(min_run_time=0.05))
 benchmark.Compare(results).print()
 ''', IGNORE)
@@ -706,7 +736,10 @@ without asking torch to build one.
 
 code('''
 def channels_last_strides(shape):
-    """Strides of a channels-last (N, C, H, W) tensor: C fastest, then W, then H, then N."""
+    """Strides of a channels-last (N, C, H, W) tensor.
+
+    C fastest, then W, then H, then N.
+    """
     n, c, h, w = shape
     return (h * w * c, 1, w * c, c)
 ''', "solution", "hide-input")
