@@ -6,6 +6,7 @@ match what the cells really do, and stored outputs free of addresses.
 """
 
 import ast
+import importlib
 import json
 import re
 from pathlib import Path
@@ -99,6 +100,25 @@ def test_stored_outputs_are_executed_and_honest(path):
             f"a path of the machine that ran it, in the output (readers see it): {label!r}"
 
 
+MAX_SHOWN_LINE = 79  # what the book's code box shows without scrolling (see _static/tensor-views.css)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_code_shown_in_the_book_fits_the_page(path):
+    too_long = [
+        line
+        for cell in _load(path)["cells"]
+        if cell["cell_type"] == "code"
+        and not {"remove-input", "remove-cell"} & set(cell["metadata"].get("tags", []))
+        for line in _source(cell).splitlines()
+        if len(line) > MAX_SHOWN_LINE
+    ]
+    assert not too_long, (
+        f"{len(too_long)} code lines longer than {MAX_SHOWN_LINE} characters scroll sideways in "
+        f"the book; the first: {too_long[0]!r}"
+    )
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
 def test_every_figure_has_alt_text(path):
     for cell in _load(path)["cells"]:
@@ -124,3 +144,19 @@ def test_solution_cells_hold_only_functions_and_are_hidden(path):
         assert body and all(isinstance(node, ast.FunctionDef) for node in body), \
             "a solution cell holds only function definitions (make student stubs their bodies)"
         assert "hide-input" in tags, "solutions sit behind a toggle in the book"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_stored_widgets_carry_the_current_javascript(path):
+    """The book draws widgets from the state stored in each notebook, JS and CSS included: a
+    notebook executed before a widget changed would publish the old widget (`make execute`)."""
+    state = _load(path)["metadata"].get("widgets", {})
+    models = state.get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    for model in models.values():
+        widget_id = model["state"].get("_anywidget_id")
+        if widget_id is None:
+            continue
+        module_name, class_name = widget_id.rsplit(".", 1)
+        widget_class = getattr(importlib.import_module(module_name), class_name)
+        assert model["state"]["_esm"] == widget_class._esm, f"stale {class_name} JavaScript"
+        assert model["state"]["_css"] == widget_class._css, f"stale {class_name} CSS"
