@@ -59,6 +59,11 @@ _LOOP_ATTRIBUTES = {"map", "filter", "reduce", "starmap", "accumulate",
 AUTOGRAD_NAMES = ("backward", "autograd", "func", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
                   "grad_fn", "requires_grad", "requires_grad_")
 
+# switches for autograd's recording, not autograd itself (they live in torch.autograd): a gradient
+# worked out by hand inside `with torch.no_grad():` is still by hand, so banning "autograd" must
+# not catch them; banning one of them by its own name still does
+_GRAD_MODE_SWITCHES = (torch.no_grad, torch.enable_grad, torch.inference_mode, torch.set_grad_enabled)
+
 # names that look another name up at run time, so a banned name could hide in a string
 _DYNAMIC = {"getattr", "__import__", "eval", "exec", "compile", "importlib", "import_module",
             "attrgetter", "methodcaller", "__getattribute__", "__dict__", "globals", "vars",
@@ -215,6 +220,11 @@ def _function_tree(fn):
 _MISSING = object()
 
 
+def _first_line(node) -> int:
+    """The line a function's source starts on: its first decorator's, else the ``def``'s."""
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+
+
 def _lookup(fn, name):
     """What global or closure name ``name`` stands for inside ``fn`` (or _MISSING)."""
     fn = inspect.unwrap(getattr(fn, "__func__", fn))
@@ -276,7 +286,7 @@ def _resolved(fn, node) -> list:
                 obj = _MISSING
             text += "." + attr
         if obj is not _MISSING:
-            found.append((n.lineno - node.lineno + 1, n.col_offset, text, obj))
+            found.append((n.lineno - _first_line(node) + 1, n.col_offset, text, obj))
     return sorted(found, key=lambda hit: hit[:2])
 
 
@@ -366,7 +376,7 @@ def _first_offender(node, predicate):
         hit = predicate(child)
         if hit:
             # line numbers relative to the function, so they do not depend on the cell it sits in
-            line = getattr(child, "lineno", node.lineno) - node.lineno + 1
+            line = getattr(child, "lineno", node.lineno) - _first_line(node) + 1
             hits.append((line, getattr(child, "col_offset", 0), hit))
     if not hits:
         return None
@@ -436,7 +446,7 @@ def _nested_recursion(node):
             for call in ast.walk(inner):
                 if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                         and call.func.id == inner.name):
-                    line = call.lineno - node.lineno + 1
+                    line = call.lineno - _first_line(node) + 1
                     return (f"`{inner.name}` calls itself (recursion is a loop too) "
                             f"(line {line} of the function)")
     return None
@@ -557,6 +567,8 @@ def banned(*names: str, reason: str = "") -> Rule:
 
     def alias(obj):
         parts, dotted = _identity(obj)
+        if any(obj is switch for switch in _GRAD_MODE_SWITCHES):
+            parts = {obj.__name__}
         return dotted if parts & banned_set else None
 
     def find(node, fn):

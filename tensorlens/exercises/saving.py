@@ -139,7 +139,9 @@ def _safetensors_files(draw):
     ],
     hint="`n = int.from_bytes(data[:8], 'little')`, then `json.loads(data[8:8 + n])`; skip the "
          "`__metadata__` key and turn each shape list into a tuple.",
-    rules=[rules.banned("safe_open", "load", "load_file", "deserialize",
+    # "safetensors" (not a bare "load", which would refuse json.load) catches the library however
+    # it is imported or aliased
+    rules=[rules.banned("safetensors", "safe_open", "load_file", "deserialize",
                         reason="read the header yourself")],
     solution=_header_solution,
     wrong=[("__metadata__ kept", lambda data: sorted(

@@ -1,0 +1,736 @@
+"""Correct answers a learner might write, several per exercise, that ``tl.check`` must accept.
+
+Each exercise's alternatives use genuinely different spellings (other torch APIs, method versus
+function, keyword arguments, helpers, local imports, annotations, loops where the rules allow
+them), so a stricter checker that starts rejecting right answers is caught by
+``tests/test_exercises_accept.py``. This file is also executed as if it were one notebook cell
+(``__name__ == "__main__"``, source served by ``linecache``), the way Jupyter defines functions.
+
+``ALTERNATIVES`` maps an exercise id to the names of its accepted functions in this module.
+"""
+
+import json
+import math
+import struct
+from itertools import zip_longest
+
+import torch
+import torch.nn.functional as F
+
+
+# ---------------------------------------------------------------- autograd.unbroadcast
+
+
+def unbroadcast_loops(grad, shape):
+    """Sum leading dims one at a time, then every stretched dim (loops are allowed here)."""
+    while grad.dim() > len(shape):
+        grad = grad.sum(0)
+    for i, n in enumerate(shape):
+        if n == 1 and grad.shape[i] != 1:
+            grad = grad.sum(i, keepdim=True)
+    return grad
+
+
+def unbroadcast_padded(grad: torch.Tensor, shape: tuple) -> torch.Tensor:
+    """Pad `shape` with leading 1s, sum every dim where it is 1 (keepdim), then reshape."""
+    padded = (1,) * (grad.dim() - len(shape)) + tuple(shape)
+    dims = [d for d, (g, s) in enumerate(zip(grad.shape, padded)) if s == 1 and g != 1]
+    if dims:
+        grad = torch.sum(grad, dim=dims, keepdim=True)
+    return grad.reshape(shape)
+
+
+def unbroadcast_sum_to_size(grad, shape):
+    return grad.sum_to_size(shape)
+
+
+# ---------------------------------------------------------------- autograd.relu_backward
+
+
+def relu_backward_mul(x, grad_output):
+    return grad_output * (x > 0).to(grad_output.dtype)
+
+
+def relu_backward_masked_fill(x, grad_output):
+    return grad_output.masked_fill(~(x > 0), 0)
+
+
+def relu_backward_where_scalar(x, grad_output):
+    return torch.where(x.gt(0), grad_output, 0.0)
+
+
+# ---------------------------------------------------------------- autograd.mse_grad
+
+
+def mse_grad_transpose(data, w, target):
+    n = data.shape[0]
+    residual = data @ w - target
+    return 2 * data.t() @ residual / n
+
+
+def mse_grad_matmul(data, w, target):
+    """Same formula with torch.matmul and transpose(0, 1)."""
+    r = torch.matmul(data, w).sub(target)
+    return torch.matmul(data.transpose(0, 1), r).mul(2 / len(data))
+
+
+def mse_grad_broadcast(data, w, target):
+    # (N, K) * (N, 1) -> mean over the samples -> (1, K) -> a column
+    r = data @ w - target
+    return 2 * (data * r).mean(dim=0, keepdim=True).T
+
+
+def mse_grad_einsum(data, w, target):
+    n = data.size(0)
+    r = (data @ w - target).squeeze(1)
+    return (2.0 / n) * torch.einsum("nk,n->k", data, r).unsqueeze(1)
+
+
+# ---------------------------------------------------------------- basics.channels_last
+
+
+def channels_last_movedim(images):
+    return images.movedim(1, -1)
+
+
+def channels_last_function(images):
+    return torch.permute(images, dims=(0, 2, 3, 1))
+
+
+def channels_last_two_transposes(images):
+    return images.transpose(1, 2).transpose(2, 3)
+
+
+# ---------------------------------------------------------------- basics.center_rows
+
+
+def center_rows_index(x):
+    return x - x.mean(dim=-1)[:, None]
+
+
+def center_rows_functions(x):
+    return torch.sub(x, torch.mean(x, dim=1, keepdim=True))
+
+
+def center_rows_unsqueeze(x):
+    means = x.mean(1).unsqueeze(1)
+    return x.sub(means)
+
+
+# ---------------------------------------------------------------- basics.batched_outer
+
+
+def batched_outer_index(a, b):
+    return a[:, :, None] * b[:, None, :]
+
+
+def batched_outer_einsum(a, b):
+    return torch.einsum("bi,bj->bij", a, b)
+
+
+def batched_outer_reshape(a, b):
+    B, n = a.shape
+    m = b.shape[1]
+    return torch.mul(a.reshape(B, n, 1), b.reshape(B, 1, m))
+
+
+# ---------------------------------------------------------------- basics.attention
+
+
+def attention_functional(query, key, value):
+    d = query.shape[-1]
+    scores = query @ key.mT / math.sqrt(d)
+    return F.softmax(scores, dim=-1) @ value
+
+
+def attention_einsum(query, key, value):
+    scale = query.size(-1) ** -0.5
+    weights = torch.einsum("...ld,...sd->...ls", query, key).mul(scale).softmax(-1)
+    return torch.einsum("...ls,...sv->...lv", weights, value)
+
+
+def attention_matmul(query, key, value):
+    scores = torch.matmul(query, key.transpose(-1, -2)) / torch.tensor(key.shape[-1]).sqrt()
+    return torch.matmul(torch.softmax(scores, dim=-1), value)
+
+
+# ---------------------------------------------------------------- broadcasting.outer_sum
+
+
+def outer_sum_unsqueeze(a, b):
+    return a.unsqueeze(1) + b.unsqueeze(0)
+
+
+def outer_sum_view(a, b):
+    return torch.add(a.view(-1, 1), b)
+
+
+def outer_sum_reshape(a, b):
+    return a.reshape(len(a), 1) + b[None, :]
+
+
+# ---------------------------------------------------------------- broadcasting.zero_rows
+
+
+def zero_rows_masked_fill(x, keep):
+    return x.masked_fill(~keep.unsqueeze(1), 0)
+
+
+def zero_rows_where_zeros(x, keep):
+    return torch.where(keep.view(-1, 1), x, torch.zeros_like(x))
+
+
+def zero_rows_assign(x, keep):
+    out = x.clone()
+    out[~keep] = 0
+    return out
+
+
+# ---------------------------------------------------------------- broadcasting.pairwise_sq_dists
+
+
+def pairwise_unsqueeze_pow(x, y):
+    return (x.unsqueeze(1) - y.unsqueeze(0)).pow(2).sum(-1)
+
+
+def pairwise_product(x, y):
+    diff = x[:, None] - y
+    return torch.sum(diff * diff, dim=2)
+
+
+def pairwise_square(x, y):
+    return torch.square(x[:, None, :] - y[None]).sum(dim=-1)
+
+
+# ---------------------------------------------------------------- broadcasting.broadcast_shape
+
+
+def broadcast_shape_zip_longest(a, b):
+    out = []
+    for p, q in zip_longest(reversed(a), reversed(b), fillvalue=1):
+        if p == q or q == 1:
+            out.append(p)
+        elif p == 1:
+            out.append(q)
+        else:
+            return None
+    return tuple(reversed(out))
+
+
+def _merge(p, q):
+    if p == 1:
+        return q
+    if q == 1 or p == q:
+        return p
+    return None
+
+
+def broadcast_shape_helper(a: tuple, b: tuple) -> tuple | None:
+    """A helper per dim, a comprehension over the padded shapes."""
+    n = max(len(a), len(b))
+    a = [1] * (n - len(a)) + list(a)
+    b = [1] * (n - len(b)) + list(b)
+    dims = [_merge(p, q) for p, q in zip(a, b)]
+    return None if None in dims else tuple(dims)
+
+
+def broadcast_shape_negative_index(a, b):
+    result = ()
+    i = -1
+    while i >= -max(len(a), len(b)):
+        p = a[i] if -i <= len(a) else 1
+        q = b[i] if -i <= len(b) else 1
+        if p != q and 1 not in (p, q):
+            return None
+        result = (q if p == 1 else p,) + result
+        i -= 1
+    return result
+
+
+# ---------------------------------------------------------------- expand.match_to
+
+
+def match_to_reshape(w, x):
+    return w.reshape(w.shape + (1,) * (x.dim() - 1)).expand(x.shape)
+
+
+def match_to_view(w, x):
+    return w.view(len(w), *[1] * (x.dim() - 1)).expand_as(x)
+
+
+def match_to_movedim(w, x):
+    # stretch w along new trailing dims, then bring its own dim to the front
+    return w.expand(*x.shape[1:], len(w)).movedim(-1, 0)
+
+
+def match_to_as_strided(w, x):
+    strides = (w.stride(0),) + (0,) * (x.dim() - 1)
+    return torch.as_strided(w, x.shape, strides, w.storage_offset())
+
+
+# ---------------------------------------------------------------- expand.repeat_rows
+
+
+def repeat_rows_flatten(x, k):
+    return x.unsqueeze(1).expand(-1, k, -1).flatten(0, 1)
+
+
+def repeat_rows_contiguous(x, k):
+    n, d = x.shape
+    return x[:, None].expand(n, k, d).contiguous().view(n * k, d)
+
+
+def repeat_rows_broadcast_to(x, k):
+    n, d = x.shape
+    return torch.broadcast_to(x[:, None, :], (n, k, d)).reshape(n * k, d)
+
+
+# ---------------------------------------------------------------- expand.source_grad
+
+
+def source_grad_loops(g, shape):
+    while g.dim() > len(shape):
+        g = g.sum(dim=0)
+    for d, n in enumerate(shape):
+        if n == 1:
+            g = g.sum(dim=d, keepdim=True)
+    return g
+
+
+def source_grad_padded(g, shape):
+    padded = (1,) * (g.dim() - len(shape)) + tuple(shape)
+    dims = tuple(d for d, n in enumerate(padded) if n == 1)
+    summed = g.sum(dim=dims, keepdim=True) if dims else g
+    return summed.reshape(shape)
+
+
+def source_grad_two_steps(g: torch.Tensor, shape) -> torch.Tensor:
+    lead = g.dim() - len(shape)
+    if lead > 0:
+        g = torch.sum(g, dim=list(range(lead)))
+    ones = [d for d in range(len(shape)) if shape[d] == 1]
+    return torch.sum(g, dim=ones, keepdim=True) if ones else g
+
+
+# ---------------------------------------------------------------- indexing.pick_per_row
+
+
+def pick_per_row_arange(scores, labels):
+    return scores[torch.arange(len(scores)), labels]
+
+
+def pick_per_row_take_along(scores, labels):
+    return scores.take_along_dim(labels.view(-1, 1), dim=1).view(-1)
+
+
+def pick_per_row_gather_function(scores, labels):
+    return torch.gather(scores, 1, labels[:, None]).squeeze(-1)
+
+
+def pick_per_row_flat(scores, labels):
+    n, c = scores.shape
+    return scores.flatten()[torch.arange(n) * c + labels]
+
+
+# ---------------------------------------------------------------- indexing.last_valid
+
+
+def last_valid_arange(x, lengths):
+    return x[torch.arange(x.shape[0]), lengths - 1]
+
+
+def last_valid_take_along(x, lengths):
+    index = (lengths - 1)[:, None, None]
+    return torch.take_along_dim(x, index, dim=1).squeeze(1)
+
+
+def last_valid_explicit(x, lengths):
+    B = x.size(0)
+    return x[torch.arange(B), lengths.sub(1), :]
+
+
+# ---------------------------------------------------------------- indexing.one_hot
+
+
+def one_hot_compare(labels, num_classes):
+    return (labels[:, None] == torch.arange(num_classes)).float()
+
+
+def one_hot_eye(labels, num_classes):
+    return torch.eye(num_classes)[labels]
+
+
+def one_hot_scatter(labels, num_classes):
+    zeros = torch.zeros(len(labels), num_classes, dtype=torch.float32)
+    return zeros.scatter(dim=1, index=labels.view(-1, 1), value=1.0)
+
+
+def one_hot_assign(labels, num_classes):
+    out = labels.new_zeros((labels.shape[0], num_classes), dtype=torch.float32)
+    out[torch.arange(len(labels)), labels] = 1
+    return out
+
+
+# ---------------------------------------------------------------- indexing.crop_at
+
+
+def crop_at_permute(images, top, left, size):
+    steps = torch.arange(size)
+    rows = top[:, None] + steps                    # (N, size)
+    cols = left[:, None] + steps                   # (N, size)
+    n = torch.arange(images.shape[0])
+    # advanced indices split by a slice: their dims come first, (N, size, size, C)
+    return images[n[:, None, None], :, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
+
+
+def crop_at_unfold(images, top, left, size):
+    windows = images.unfold(2, size, 1).unfold(3, size, 1)   # (N, C, H', W', size, size)
+    return windows[torch.arange(images.shape[0]), :, top, left]
+
+
+def crop_at_gather(images, top, left, size):
+    n, c, h, w = images.shape
+    steps = torch.arange(size)
+    rows = (top.view(n, 1) + steps).view(n, 1, size, 1).expand(n, c, size, w)
+    cols = (left.view(n, 1) + steps).view(n, 1, 1, size).expand(n, c, size, size)
+    return images.gather(2, rows).gather(3, cols)
+
+
+# ---------------------------------------------------------------- memory_layout.transpose_view
+
+
+def transpose_view_method(x):
+    return x.transpose(0, 1)
+
+
+def transpose_view_permute(x):
+    return x.permute(1, 0)
+
+
+def transpose_view_function(x):
+    return torch.transpose(x, dim0=0, dim1=1)
+
+
+def transpose_view_strides(x):
+    rows, cols = x.shape
+    return x.as_strided((cols, rows), (x.stride(1), x.stride(0)), x.storage_offset())
+
+
+# ---------------------------------------------------------------- memory_layout.sliding_windows
+
+
+def sliding_windows_as_strided(x, k):
+    step = x.stride(0)
+    return torch.as_strided(x, size=(len(x) - k + 1, k), stride=(step, step),
+                            storage_offset=x.storage_offset())
+
+
+def sliding_windows_keywords(x, k):
+    return x.unfold(dimension=0, size=k, step=1)
+
+
+# ---------------------------------------------------------------- memory_layout.as_column
+
+
+def as_column_unsqueeze(x):
+    return x.unsqueeze(1)
+
+
+def as_column_view(x):
+    return x.view(-1, 1)
+
+
+def as_column_reshape(x):
+    return x.reshape(len(x), 1)
+
+
+def as_column_transpose(x):
+    return x[None].T
+
+
+# ---------------------------------------------------------------- memory_layout.storage_position
+
+
+def storage_position_loop(x, index):
+    pos = x.storage_offset()
+    for d, i in enumerate(index):
+        if i < 0:
+            i += x.size(d)
+        pos += i * x.stride(d)
+    return pos
+
+
+def storage_position_map(x, index):
+    steps = map(lambda t: (t[0] % t[1]) * t[2], zip(index, x.shape, x.stride()))
+    return x.storage_offset() + sum(steps)
+
+
+def storage_position_tensor(x, index):
+    index = torch.tensor(index, dtype=torch.long)
+    sizes = torch.tensor(x.shape, dtype=torch.long)
+    strides = torch.tensor(x.stride(), dtype=torch.long)
+    return x.storage_offset() + int(((index % sizes) * strides).sum())
+
+
+# ---------------------------------------------------------------- performance.moving_average
+
+
+def moving_average_sum(x, k):
+    return x.unfold(0, k, 1).sum(-1) / k
+
+
+def moving_average_as_strided(x, k):
+    windows = x.as_strided((x.numel() - k + 1, k), (x.stride(0), x.stride(0)))
+    return windows.mean(dim=-1)
+
+
+def moving_average_avg_pool(x, k):
+    return F.avg_pool1d(x[None, None], kernel_size=k, stride=1)[0, 0]
+
+
+def moving_average_conv(x, k):
+    kernel = torch.full((1, 1, k), 1 / k, dtype=x.dtype)
+    return F.conv1d(x.view(1, 1, -1), kernel).view(-1)
+
+
+# ---------------------------------------------------------------- performance.add_into
+
+
+def add_into_copy_add(a, b, out):
+    out.copy_(a)
+    out.add_(b)
+    return out
+
+
+def add_into_chained(a, b, out):
+    return out.copy_(a).add_(b)
+
+
+def add_into_keywords(a, b, out):
+    torch.add(a, b, alpha=1, out=out)
+    return out
+
+
+def add_into_setitem(a, b, out):
+    out[...] = a
+    out += b
+    return out
+
+
+# ---------------------------------------------------------------- performance.channels_last_strides
+
+
+def channels_last_strides_loop(shape):
+    order = [0, 2, 3, 1]              # memory order, slowest first: N, H, W, C
+    strides = [0] * 4
+    step = 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
+
+
+def channels_last_strides_prod(shape):
+    return (math.prod(shape[1:]), 1, shape[3] * shape[1], shape[1])
+
+
+def channels_last_strides_named(shape: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """Pixel-major: C varies fastest, then W, then H, then N."""
+    N, C, H, W = shape
+    c_stride = 1
+    w_stride = C * c_stride
+    h_stride = W * w_stride
+    n_stride = H * h_stride
+    return n_stride, c_stride, h_stride, w_stride
+
+
+# ---------------------------------------------------------------- practice.weighted_ce
+
+
+def weighted_ce_view(logits, targets, weights):
+    return (F.cross_entropy(logits, targets, reduction="none") * weights.view(-1)).mean()
+
+
+def weighted_ce_log_softmax(logits, targets, weights):
+    logp = logits.log_softmax(dim=-1)
+    nll = -logp.gather(1, targets[:, None]).squeeze(1)
+    return (nll * weights.flatten()).mean()
+
+
+def weighted_ce_nll(logits, targets, weights):
+    losses = F.nll_loss(F.log_softmax(logits, dim=1), targets, reduction="none")
+    return torch.mean(losses * weights.reshape(len(targets)))
+
+
+def weighted_ce_logsumexp(logits, targets, weights):
+    picked = logits[torch.arange(len(targets)), targets]
+    per_sample = torch.logsumexp(logits, dim=1) - picked
+    return (weights.reshape(-1) * per_sample).sum() / len(targets)
+
+
+# ---------------------------------------------------------------- practice.length_mask
+
+
+def length_mask_gt(lengths, max_len):
+    return lengths.unsqueeze(1) > torch.arange(max_len, device=lengths.device)
+
+
+def length_mask_lt_function(lengths, max_len):
+    return torch.lt(torch.arange(max_len)[None, :], lengths.view(-1, 1))
+
+
+def length_mask_expand(lengths, max_len):
+    positions = torch.arange(max_len).expand(len(lengths), max_len)
+    return positions < lengths.unsqueeze(-1)
+
+
+# ---------------------------------------------------------------- practice.masked_softmax
+
+
+def masked_softmax_nan_to_num(scores, key_mask):
+    keep = key_mask.unsqueeze(1)
+    return torch.where(keep, scores, float("-inf")).softmax(-1).nan_to_num(0.0)
+
+
+def masked_softmax_functional(scores, key_mask):
+    pad = key_mask[:, None, :] == 0
+    probs = F.softmax(scores.masked_fill(pad, -float("inf")), dim=-1)
+    return probs.masked_fill(pad, 0)
+
+
+def masked_softmax_by_hand(scores, key_mask):
+    keep = key_mask[:, None, :]
+    masked = scores.masked_fill(~keep, float("-inf"))
+    top = masked.amax(dim=-1, keepdim=True).nan_to_num(neginf=0.0)
+    e = torch.exp(masked - top)
+    total = e.sum(dim=-1, keepdim=True)
+    return torch.where(total > 0, e / total, torch.zeros_like(e))
+
+
+# ---------------------------------------------------------------- precision.overflows
+
+
+def overflows_not_nan(x, dtype):
+    cast = x.to(dtype)
+    return torch.isinf(cast) & ~torch.isinf(x) & ~torch.isnan(x)
+
+
+def overflows_logical(x, dtype):
+    return torch.logical_and(x.isfinite(), x.to(dtype=dtype).isinf())
+
+
+def overflows_abs(x, dtype):
+    return (x.to(dtype).abs() == math.inf) & (x.abs() < math.inf)
+
+
+# ---------------------------------------------------------------- precision.spacing
+
+
+def spacing_nextafter(x):
+    return x.nextafter(x.new_tensor(float("inf"))) - x
+
+
+def spacing_frexp(x):
+    _, exponent = torch.frexp(x)
+    eps = torch.finfo(x.dtype).eps
+    return torch.ldexp(torch.full_like(x, eps), exponent - 1)
+
+
+def spacing_bits(x):
+    as_int = {4: torch.int32, 2: torch.int16}[x.element_size()]
+    return (x.view(as_int) + 1).view(x.dtype) - x
+
+
+# ---------------------------------------------------------------- saving.compact_for_saving
+
+
+def compact_size(t):
+    if t.untyped_storage().size() > t.nelement() * t.itemsize:
+        return t.clone(memory_format=torch.contiguous_format)
+    return t
+
+
+def compact_empty_like(t):
+    needed = t.numel() * t.element_size()
+    if t.untyped_storage().nbytes() <= needed:
+        return t
+    return torch.empty_like(t, memory_format=torch.contiguous_format).copy_(t)
+
+
+# ---------------------------------------------------------------- saving.safetensors_header
+
+
+def safetensors_header_struct(data):
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n].decode("utf-8"))
+    header.pop("__metadata__", None)
+    return sorted((name, info["dtype"], tuple(info["shape"])) for name, info in header.items())
+
+
+def safetensors_header_loop(data: bytes) -> list:
+    """A local import, explicit loop, sort by name."""
+    import json as js
+
+    n = int.from_bytes(data[:8], byteorder="little", signed=False)
+    header = js.loads(bytes(data[8:8 + n]))
+    rows = []
+    for name in header:
+        if name == "__metadata__":
+            continue
+        rows.append((name, header[name]["dtype"], tuple(int(s) for s in header[name]["shape"])))
+    rows.sort(key=lambda row: row[0])
+    return rows
+
+
+# ---------------------------------------------------------------- the list
+
+ALTERNATIVES = {
+    "autograd.unbroadcast": ["unbroadcast_loops", "unbroadcast_padded", "unbroadcast_sum_to_size"],
+    "autograd.relu_backward": ["relu_backward_mul", "relu_backward_masked_fill",
+                               "relu_backward_where_scalar"],
+    "autograd.mse_grad": ["mse_grad_transpose", "mse_grad_matmul", "mse_grad_broadcast",
+                          "mse_grad_einsum"],
+    "basics.channels_last": ["channels_last_movedim", "channels_last_function",
+                             "channels_last_two_transposes"],
+    "basics.center_rows": ["center_rows_index", "center_rows_functions", "center_rows_unsqueeze"],
+    "basics.batched_outer": ["batched_outer_index", "batched_outer_einsum", "batched_outer_reshape"],
+    "basics.attention": ["attention_functional", "attention_einsum", "attention_matmul"],
+    "broadcasting.outer_sum": ["outer_sum_unsqueeze", "outer_sum_view", "outer_sum_reshape"],
+    "broadcasting.zero_rows": ["zero_rows_masked_fill", "zero_rows_where_zeros", "zero_rows_assign"],
+    "broadcasting.pairwise_sq_dists": ["pairwise_unsqueeze_pow", "pairwise_product",
+                                       "pairwise_square"],
+    "broadcasting.broadcast_shape": ["broadcast_shape_zip_longest", "broadcast_shape_helper",
+                                     "broadcast_shape_negative_index"],
+    "expand.match_to": ["match_to_reshape", "match_to_view", "match_to_movedim",
+                        "match_to_as_strided"],
+    "expand.repeat_rows": ["repeat_rows_flatten", "repeat_rows_contiguous",
+                           "repeat_rows_broadcast_to"],
+    "expand.source_grad": ["source_grad_loops", "source_grad_padded", "source_grad_two_steps"],
+    "indexing.pick_per_row": ["pick_per_row_arange", "pick_per_row_take_along",
+                              "pick_per_row_gather_function", "pick_per_row_flat"],
+    "indexing.last_valid": ["last_valid_arange", "last_valid_take_along", "last_valid_explicit"],
+    "indexing.one_hot": ["one_hot_compare", "one_hot_eye", "one_hot_scatter", "one_hot_assign"],
+    "indexing.crop_at": ["crop_at_permute", "crop_at_unfold", "crop_at_gather"],
+    "memory_layout.transpose_view": ["transpose_view_method", "transpose_view_permute",
+                                     "transpose_view_function", "transpose_view_strides"],
+    "memory_layout.sliding_windows": ["sliding_windows_as_strided", "sliding_windows_keywords"],
+    "memory_layout.as_column": ["as_column_unsqueeze", "as_column_view", "as_column_reshape",
+                                "as_column_transpose"],
+    "memory_layout.storage_position": ["storage_position_loop", "storage_position_map",
+                                       "storage_position_tensor"],
+    "performance.moving_average": ["moving_average_sum", "moving_average_as_strided",
+                                   "moving_average_avg_pool", "moving_average_conv"],
+    "performance.add_into": ["add_into_copy_add", "add_into_chained", "add_into_keywords",
+                             "add_into_setitem"],
+    "performance.channels_last_strides": ["channels_last_strides_loop", "channels_last_strides_prod",
+                                          "channels_last_strides_named"],
+    "practice.weighted_ce": ["weighted_ce_view", "weighted_ce_log_softmax", "weighted_ce_nll",
+                             "weighted_ce_logsumexp"],
+    "practice.length_mask": ["length_mask_gt", "length_mask_lt_function", "length_mask_expand"],
+    "practice.masked_softmax": ["masked_softmax_nan_to_num", "masked_softmax_functional",
+                                "masked_softmax_by_hand"],
+    "precision.overflows": ["overflows_not_nan", "overflows_logical", "overflows_abs"],
+    "precision.spacing": ["spacing_nextafter", "spacing_frexp", "spacing_bits"],
+    "saving.compact_for_saving": ["compact_size", "compact_empty_like"],
+    "saving.safetensors_header": ["safetensors_header_struct", "safetensors_header_loop"],
+}

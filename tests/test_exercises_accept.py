@@ -1,0 +1,123 @@
+"""The flip side of strictness: correct answers written in other reasonable ways are accepted.
+
+``tests/accept_solutions.py`` holds several correct solutions per exercise (other torch APIs,
+method or function spelling, keyword arguments, helpers, local imports, annotations, loops where
+the rules allow them). Every one must pass ``run_check``, both as a module function and defined
+the way Jupyter defines it (a cell's source run in ``__main__``, read back through ``linecache``).
+"""
+
+import builtins
+import linecache
+from pathlib import Path
+
+import pytest
+
+import accept_solutions
+from tensorlens.exercises import EXERCISES
+from tensorlens.exercises._core import _borrowed, run_check
+
+CASES = [pytest.param(ex_id, name, id=f"{ex_id}-{name}")
+         for ex_id, names in sorted(accept_solutions.ALTERNATIVES.items()) for name in names]
+
+
+def notebook_cell(source: str, cell: int = 1) -> dict:
+    """Run ``source`` as Jupyter runs a cell: in ``__main__``, its lines served by linecache."""
+    filename = f"/tmp/ipykernel_4242/{cell}.py"  # how ipykernel names a cell's code
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def notebook():
+    return notebook_cell(Path(accept_solutions.__file__).read_text(encoding="utf-8"))
+
+
+def test_every_exercise_has_alternatives():
+    assert set(accept_solutions.ALTERNATIVES) == set(EXERCISES)
+    for ex_id, names in accept_solutions.ALTERNATIVES.items():
+        assert len(names) >= 2, ex_id
+        assert len(set(names)) == len(names), ex_id
+
+
+@pytest.mark.parametrize("exercise_id, name", CASES)
+def test_alternative_is_accepted(exercise_id, name):
+    fn = getattr(accept_solutions, name)
+    assert _borrowed(exercise_id, fn) is None  # tl.check does not take it for the book's own
+    result = run_check(exercise_id, fn)
+    assert result.passed, repr(result)
+
+
+@pytest.mark.parametrize("exercise_id, name", CASES)
+def test_alternative_is_accepted_from_a_notebook_cell(exercise_id, name, notebook):
+    fn = notebook[name]
+    assert fn.__module__ == "__main__"
+    result = run_check(exercise_id, fn)
+    assert result.passed, repr(result)
+
+
+# ---------------------------------------------------------------- false positives that were fixed
+
+
+def test_json_load_is_not_a_loading_library_but_safetensors_is():
+    ok = notebook_cell(
+        "import io, json\n"
+        "def header(data):\n"
+        "    n = int.from_bytes(data[:8], 'little')\n"
+        "    info = json.load(io.BytesIO(data[8:8 + n]))\n"
+        "    info.pop('__metadata__', None)\n"
+        "    return sorted((k, v['dtype'], tuple(v['shape'])) for k, v in info.items())\n", 2)
+    assert run_check("saving.safetensors_header", ok["header"]).passed
+    # right values, so only the rule can refuse them
+    cheats = notebook_cell(
+        "import torch\n"
+        "from safetensors.torch import load as read\n"
+        "import safetensors.torch\n"
+        "CODE = {torch.float32: 'F32', torch.int64: 'I64', torch.float16: 'F16',\n"
+        "        torch.bool: 'BOOL', torch.uint8: 'U8'}\n"
+        "def imported(data):\n"
+        "    return sorted((k, CODE[v.dtype], tuple(v.shape)) for k, v in read(data).items())\n"
+        "def qualified(data):\n"
+        "    tensors = safetensors.torch.load(data)\n"
+        "    return sorted((k, CODE[v.dtype], tuple(v.shape)) for k, v in tensors.items())\n"
+        "def local(data):\n"
+        "    from safetensors.torch import load\n"
+        "    return sorted((k, CODE[v.dtype], tuple(v.shape)) for k, v in load(data).items())\n", 3)
+    for name in ("imported", "qualified", "local"):
+        result = run_check("saving.safetensors_header", cheats[name])
+        assert result.status == "fail" and "safetensors" in result.message, (name, result)
+
+
+def test_grad_mode_switches_are_not_autograd():
+    ok = notebook_cell(
+        "import torch\n"
+        "def mse_grad(data, w, target):\n"
+        "    with torch.no_grad():\n"
+        "        r = data @ w - target\n"
+        "        return 2 * data.T @ r / len(data)\n"
+        "@torch.inference_mode()\n"
+        "def relu_backward(x, grad_output):\n"
+        "    return grad_output * (x > 0)\n", 4)
+    assert run_check("autograd.mse_grad", ok["mse_grad"]).passed
+    assert run_check("autograd.relu_backward", ok["relu_backward"]).passed
+    cheats = notebook_cell(
+        "import torch\n"
+        "def mse_grad(data, w, target):\n"
+        "    with torch.enable_grad():\n"
+        "        w = w.clone().requires_grad_()\n"
+        "        loss = ((data @ w - target) ** 2).mean()\n"
+        "        return torch.autograd.grad(loss, w)[0]\n", 5)
+    result = run_check("autograd.mse_grad", cheats["mse_grad"])
+    assert result.status == "fail" and "requires_grad_" in result.message
+
+
+def test_line_numbers_count_from_the_decorator():
+    cell = notebook_cell(
+        "import functools\n"
+        "@functools.lru_cache\n"
+        "def center_rows(x):\n"
+        "    return x - sum(x[:, j] for j in range(x.shape[1]))[:, None] / x.shape[1]\n", 6)
+    result = run_check("basics.center_rows", cell["center_rows"].__wrapped__)
+    assert result.status == "fail"
+    assert "a generator expression (line 3 of the function)" in result.message
