@@ -492,10 +492,24 @@ def test_source_rules_resolve_aliases_and_refuse_lookups():
     for fn, expected in [
         (lambda x: x * 2 + 0 * sum(m(int, [])), "uses `m`, which is `map`"),
         (lambda x: eval("x * 2"), "uses `eval`"),
+        (lambda x: __builtins__["eval"]("x * 2") if isinstance(__builtins__, dict)
+         else __builtins__.eval("x * 2"), "uses `__builtins__`"),
         (per_element, "`.apply_`"),
     ]:
         result = run_check_with(ex, fn)
         assert result.status == "fail" and expected in result.message, repr(result)
+    import builtins
+    import re
+
+    def builtins_eval(x):
+        return builtins.eval("x * 2")
+
+    def method_named_like_a_builtin(x):
+        # `.eval()` / `.compile()` on other objects are ordinary methods, not lookups
+        assert re.compile("x").pattern == "x" and torch.nn.Identity().eval() is not None
+        return x * 2
+    assert "uses `builtins`" in run_check_with(ex, builtins_eval).message
+    assert run_check_with(ex, method_named_like_a_builtin).passed
     watched = make(reference=lambda x: x * 2, rules=[rules.banned("mul")], edge_cases=[torch.ones(2)])
     result = run_check_with(watched, lambda x: x * 2)  # no `mul` in the source; Tensor.mul runs
     assert result.status == "fail" and "ran `torch.Tensor.mul`" in result.message

@@ -67,7 +67,10 @@ _GRAD_MODE_SWITCHES = (torch.no_grad, torch.enable_grad, torch.inference_mode, t
 # names that look another name up at run time, so a banned name could hide in a string
 _DYNAMIC = {"getattr", "__import__", "eval", "exec", "compile", "importlib", "import_module",
             "attrgetter", "methodcaller", "__getattribute__", "__dict__", "globals", "vars",
-            "locals", "__builtins__"}
+            "locals", "__builtins__", "builtins"}
+# of those, the built-in functions: as an attribute they are only lookups on the builtins module
+# itself, so `model.eval()` or `re.compile(...)` stay allowed while `builtins.eval` does not
+_BUILTIN_LOOKUPS = {"getattr", "eval", "exec", "compile", "globals", "vars", "locals"}
 
 _variant_counter = 0
 
@@ -402,7 +405,9 @@ def _dynamic_lookup(n):
     """An offence for a run-time name lookup (getattr, eval, __import__, ...), else None."""
     if isinstance(n, ast.Name) and n.id in _DYNAMIC:
         name = n.id
-    elif isinstance(n, ast.Attribute) and n.attr in _DYNAMIC:
+    elif isinstance(n, ast.Attribute) and n.attr in _DYNAMIC and (
+            n.attr not in _BUILTIN_LOOKUPS
+            or isinstance(n.value, ast.Name) and n.value.id in ("builtins", "__builtins__")):
         name = n.attr
     elif isinstance(n, (ast.Import, ast.ImportFrom)):
         name = next((part for dotted in _imported(n) for part in dotted.split(".")
