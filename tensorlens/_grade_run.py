@@ -26,13 +26,14 @@ import ctypes
 import json
 import os
 import pathlib
-import signal
 import sys
 import time
 
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+from ._processes import descendants, kill_until_gone
 
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -44,51 +45,9 @@ def _become_subreaper() -> None:
         pass
 
 
-def _descendants(root: int) -> list[int]:
-    """Live (non-zombie) descendants of ``root``, read from /proc; empty where there is no /proc."""
-    children: dict[int, list[int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                fields = fh.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[0] != b"Z":
-            children.setdefault(int(fields[1]), []).append(int(entry))
-    found, todo = [], [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def kill_descendants(rounds: int = 100) -> bool:
+def kill_descendants() -> bool:
     """SIGKILL every descendant of this process until none is left; True when none is."""
-    me = os.getpid()
-    for _ in range(rounds):
-        left = _descendants(me)
-        if not left:
-            return True
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        time.sleep(0.02)
-        while True:  # reap the orphans that became our children
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
-            except ChildProcessError:
-                break
-    return not _descendants(me)
+    return kill_until_gone(lambda: descendants(os.getpid()), reap=True)
 
 
 def run(notebook: pathlib.Path, timeout: float, kernel: str, say) -> tuple[dict, str]:

@@ -55,11 +55,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import nbformat
+
+from ._processes import kill_until_gone, marked
 
 __all__ = ["Submission", "NotebookGrade", "find_submissions", "expected_checks", "grade_notebook",
            "combine", "kill_run", "grade", "main", "GRADES"]
@@ -149,27 +150,7 @@ def _kill_group(pgid) -> None:
         pass
 
 
-def _marked(needle: bytes) -> list[int]:
-    """Processes whose environment holds the entry ``needle`` (read from /proc/*/environ)."""
-    found = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:  # no /proc: only the process-group kills apply
-        return found
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as fh:
-                environ = fh.read()
-        except OSError:
-            continue
-        if needle in environ.split(b"\0"):
-            found.append(int(entry))
-    return found
-
-
-def kill_run(token: str, rounds: int = 100) -> bool:
+def kill_run(token: str) -> bool:
     """SIGKILL every process whose environment carries this run's marker, until none is left.
 
     Every process a run starts inherits ``TENSORLENS_GRADE_RUN=<token>`` (a process cannot change
@@ -177,17 +158,7 @@ def kill_run(token: str, rounds: int = 100) -> bool:
     it moved to. Returns True when none is left.
     """
     needle = f"{RUN_ENV}={token}".encode()
-    for _ in range(rounds):
-        left = [pid for pid in _marked(needle) if pid != os.getpid()]
-        if not left:
-            return True
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        time.sleep(0.02)
-    return not _marked(needle)
+    return kill_until_gone(lambda: marked(needle))
 
 
 def _parse_runner_output(stdout: bytes) -> tuple[int | None, dict | None]:
