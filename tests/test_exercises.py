@@ -536,3 +536,20 @@ def test_system_exit_is_the_students_error():
 def test_allocation_rule_needs_a_parameter_name():
     with pytest.raises(ValueError, match="parameter name"):
         rules.allocates_nothing("out[0]")
+
+
+def relu_backward_own_names(x, grad_output):
+    func = lambda t: (t > 0).to(grad_output.dtype)  # noqa: E731 - a student's own variable
+    backward = grad_output * func(x)
+    return backward
+
+
+def relu_backward_bound_to_banned(x, grad_output):
+    func = torch.func  # what a student's own name is bound to is still checked
+    return grad_output * (x > 0).to(grad_output.dtype) + 0 * len(dir(func))
+
+
+def test_banned_names_are_not_the_students_own_variables():
+    assert tl.check("autograd.relu_backward", relu_backward_own_names).passed
+    result = tl.check("autograd.relu_backward", relu_backward_bound_to_banned)
+    assert result.status == "fail" and "uses `.func`" in result.message, repr(result)

@@ -372,6 +372,20 @@ def _source_rule(what, find, find_all=None):
     return check_source
 
 
+def _bound_names(node) -> frozenset:
+    """Names the code under ``node`` binds itself: assignment and loop targets, parameters,
+    nested ``def``/``class`` names (imports are left out: what they import is checked)."""
+    bound = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            bound.add(n.id)
+        elif isinstance(n, ast.arg):
+            bound.add(n.arg)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not node:
+            bound.add(n.name)
+    return frozenset(bound)
+
+
 def _first_offender(node, predicate):
     """The earliest (by line) description ``predicate`` gives for a node under ``node``."""
     hits = []
@@ -557,8 +571,8 @@ def banned(*names: str, reason: str = "") -> Rule:
     listing = ", ".join(f"`{n}`" for n in names)
     what = f"do not use {listing}" + (f" ({reason})" if reason else "")
 
-    def syntax(n):
-        if isinstance(n, ast.Name) and n.id in banned_set:
+    def syntax(n, own_names=frozenset()):
+        if isinstance(n, ast.Name) and n.id in banned_set and n.id not in own_names:
             return f"uses `{n.id}`"
         if isinstance(n, ast.Attribute) and n.attr in banned_set:
             return f"uses `.{n.attr}`"
@@ -577,7 +591,11 @@ def banned(*names: str, reason: str = "") -> Rule:
         return dotted if parts & banned_set else None
 
     def find(node, fn):
-        return _first_offender(node, syntax) or _first_alias(fn, node, alias)
+        # a variable the student binds (`func = ...`, a parameter, a loop target) is theirs, not
+        # the banned object: what it is bound to is checked where it is bound
+        own = _bound_names(node)
+        return (_first_offender(node, lambda n: syntax(n, own))
+                or _first_alias(fn, node, alias))
 
     def variants(solution, arg_names):
         params = ", ".join(arg_names)
