@@ -40,7 +40,6 @@ You will be able to:
 
 code('''
 import os
-import textwrap
 import time
 import warnings
 
@@ -449,31 +448,17 @@ md("""
 
 ### `expand` vs `repeat`
 
-The broadcasting article compares the two on a batch of images, checking sharing with
-`storage().data_ptr()`. Run as written, it prints the expected booleans, plus a warning: `storage()`
-returns a `TypedStorage`, which is deprecated. (The article's lines are unchanged below; the `with`
-block only collects the warning so it can be printed readably.)
+The broadcasting article compares the two on a batch of images, checking sharing with the
+deprecated `storage().data_ptr()`; [chapter 5](05-expand-and-repeat.ipynb) runs it as written,
+with the warning it prints. Here the same experiment uses the current `untyped_storage()`, which
+`tensorlens.measure.shares_storage` and `storage_bytes` wrap. The bytes behind each result make
+the difference concrete:
 """)
 
 code('''
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    base = torch.randn(1, 3, 224, 224)
-    expanded = base.expand(32, -1, -1, -1)
-    print(expanded.storage().data_ptr() == base.storage().data_ptr())   # True
-    repeated = base.repeat(32, 1, 1, 1)
-    print(repeated.storage().data_ptr() == base.storage().data_ptr())   # False
-print(textwrap.fill(f"{caught[0].category.__name__}: {caught[0].message}", 90))
-assert (issubclass(caught[0].category, UserWarning)
-        and "TypedStorage" in str(caught[0].message))
-''')
-
-md("""
-The current spelling is `untyped_storage()`; `tensorlens.measure.shares_storage` and
-`storage_bytes` wrap it. The bytes behind each result make the difference concrete:
-""")
-
-code('''
+base = torch.randn(1, 3, 224, 224)
+expanded = base.expand(32, -1, -1, -1)
+repeated = base.repeat(32, 1, 1, 1)
 assert (measure.shares_storage(expanded, base)
         and not measure.shares_storage(repeated, base))
 print(f"base     {measure.storage_bytes(base):>12,} bytes")
@@ -655,7 +640,7 @@ md("""
 | "the first call compiles, later calls are faster" | the first-call cost is real (measured); any speed-up comes from the backend (Inductor, opt-in here) |
 | `tensor.half()` "halves memory, negligible loss" | bytes halve exactly; each value is rounded (relative error up to 2^-11 in float16's normal range): measure before calling it negligible |
 | preallocate with `torch.empty`, use `add_(1)` | no new allocation (asserted); the time saved depends on size and allocator (measured) |
-| `expand` vs `repeat` via `storage().data_ptr()` | right booleans, deprecated call: use `untyped_storage()`; 602,112 vs 19,267,584 bytes |
+| `expand` vs `repeat` via `storage().data_ptr()` | right booleans, deprecated call (run in chapter 5): use `untyped_storage()`; 602,112 vs 19,267,584 bytes |
 | noise `expand`ed before adding | right result; saves only the copy of the noise, and plain broadcasting does the same |
 
 ## Check yourself
