@@ -75,6 +75,8 @@ RESULTS_ENV = "TENSORLENS_RESULTS"
 RUN_ENV = "TENSORLENS_GRADE_RUN"
 # time the child gets beyond the notebook's own limit: starting Python, torch and the kernel
 _STARTUP_S = 60
+# how long to wait for a killed run's last output
+_DRAIN_S = 10
 
 
 @dataclass
@@ -217,8 +219,14 @@ def grade_notebook(sub: Submission, timeout: float, kernel: str = "python3") -> 
         try:
             stdout, stderr = proc.communicate(timeout=timeout + _STARTUP_S)
         except subprocess.TimeoutExpired:
+            # kill the whole run first: the kernel (in its own session) still holds the pipes,
+            # so waiting for the runner's output alone could wait forever
             _kill_group(proc.pid)
-            stdout, stderr = proc.communicate()
+            kill_run(token)
+            try:
+                stdout, stderr = proc.communicate(timeout=_DRAIN_S)
+            except subprocess.TimeoutExpired:  # a process that shed the marker holds the pipes
+                proc.kill()
             result.run = {"status": "timeout", "message": f"killed after {timeout + _STARTUP_S:g} s",
                           "cell_errors": [], "stopped_at": None}
     finally:

@@ -38,7 +38,7 @@ import anywidget
 import traitlets
 
 from ._esm import load_css, load_esm
-from .layout import View, ViewIndexError
+from .layout import View, _min_storage_size, _wrap_dim
 
 __all__ = ["StrideExplorer", "ExplorerArgumentError", "python_expression", "storage_window",
            "cap_notice", "DEFAULT_MAX_ELEMENTS"]
@@ -88,8 +88,7 @@ def storage_window(view, max_elements):
     if view.numel == 0:
         return start, start
     # Strides are never negative, so the first element is the lowest position, the last the highest.
-    last = view.offset + sum((n - 1) * s for n, s in zip(view.shape, view.stride))
-    return start, last + 1
+    return start, _min_storage_size(view.shape, view.stride, view.offset)
 
 
 def cap_notice(view, max_elements):
@@ -160,20 +159,6 @@ def _apply(view, op, args):
     return getattr(view, op)(*args)
 
 
-def _slice_dim(dim, ndim):
-    """A slice's dim, recorded non-negative as readArgs in stride_explorer.js does (with
-    wrapDim's range check, so dim 5 of a 2-dim view says it is out of range)."""
-    if isinstance(dim, bool) or not isinstance(dim, int):
-        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
-    span = max(ndim, 1)
-    if not -span <= dim < span:
-        raise ViewIndexError(
-            f"dim {dim} is out of range for a view with {ndim} dims "
-            f"(expected a dim in [{-span}, {span - 1}])"
-        )
-    return dim + span if dim < 0 else dim
-
-
 def _compact(value):
     """A storage value as a short JSON number (6 significant digits; nan/inf as strings)."""
     if isinstance(value, bool):
@@ -242,7 +227,10 @@ class StrideExplorer(anywidget.AnyWidget):
     storage = traitlets.List(None, allow_none=True, help="storage values, or None").tag(sync=True)
     label = traitlets.Unicode("x", help="Python expression of the base view").tag(sync=True)
     dtype = traitlets.Unicode("", help="element type without 'torch.'").tag(sync=True)
-    max_elements = traitlets.Int(DEFAULT_MAX_ELEMENTS, help="largest view drawn").tag(sync=True)
+    # Read-only: the storage values sent are those of the window for this cap, so another cap
+    # needs a new explorer (the browser would otherwise place the values at the wrong cells).
+    max_elements = traitlets.Int(DEFAULT_MAX_ELEMENTS, read_only=True,
+                                 help="largest view drawn").tag(sync=True)
     notice = traitlets.Unicode("", help="why the base view is not drawn").tag(sync=True)
     ops = traitlets.List(help="view operations applied, as [name, args]").tag(sync=True)
     expression = traitlets.Unicode("", help="Python spelling of label + ops").tag(sync=True)
@@ -256,9 +244,9 @@ class StrideExplorer(anywidget.AnyWidget):
         super().__init__(
             shape=list(view.shape), stride=list(view.stride), offset=view.offset,
             storage_size=view.storage_size, storage=storage, label=label, dtype=dtype,
-            max_elements=max_elements, notice=cap_notice(view, max_elements), ops=[],
-            expression=label, error="",
+            notice=cap_notice(view, max_elements), ops=[], expression=label, error="",
         )
+        self.set_trait("max_elements", max_elements)
 
     @staticmethod
     def _read(obj, max_elements):
@@ -355,7 +343,7 @@ class StrideExplorer(anywidget.AnyWidget):
         if op == "slice":
             if len(args) != 4:
                 raise TypeError("slice takes dim, start, stop, step (None for an open end)")
-            args[0] = _slice_dim(args[0], self.current_view().ndim)
+            args[0] = _wrap_dim(args[0], self.current_view().ndim)
         if op == "squeeze" and args == [None]:
             args = []
         _apply(self.current_view(), op, args)  # raises with the model's message

@@ -366,3 +366,11 @@ def test_load_esm_rejects_imports_it_cannot_inline(tmp_path):
     (tmp_path / "v.js").write_text('import * as m from "./w.js";\n')
     with pytest.raises(ValueError, match="only `import"):
         load_esm("v.js", tmp_path)
+
+
+def test_max_elements_is_fixed_at_construction():
+    # the storage values sent belong to the window for this cap: a new cap needs a new explorer
+    w = StrideExplorer(torch.arange(10)[6:8], max_elements=5)
+    assert w.max_elements == 5
+    with pytest.raises(traitlets.TraitError, match="read-only"):
+        w.max_elements = 100
