@@ -553,3 +553,35 @@ def test_banned_names_are_not_the_students_own_variables():
     assert tl.check("autograd.relu_backward", relu_backward_own_names).passed
     result = tl.check("autograd.relu_backward", relu_backward_bound_to_banned)
     assert result.status == "fail" and "uses `.func`" in result.message, repr(result)
+
+
+def center_rows_numpy_reduce(x):
+    # numpy's ufunc.reduce is vectorised, not functools.reduce
+    import numpy
+
+    sums = numpy.add.reduce(x.numpy(), axis=1, keepdims=True)
+    return x - torch.from_numpy(sums) / x.shape[1]
+
+
+def center_rows_local_functools(x):
+    import functools as ft
+    return ft.reduce(lambda a, b: a, [x - x.mean(dim=1, keepdim=True)])
+
+
+def center_rows_from_functools(x):
+    from functools import reduce
+    return reduce(lambda a, b: a, [x - x.mean(dim=1, keepdim=True)])
+
+
+def center_rows_local_itertools(x):
+    import itertools
+    return list(itertools.accumulate([x - x.mean(dim=1, keepdim=True)]))[0]
+
+
+def test_no_loops_tells_functools_reduce_from_vectorised_reduce():
+    assert tl.check("basics.center_rows", center_rows_numpy_reduce).passed
+    for fn, expected in [(center_rows_local_functools, "`.reduce`"),
+                         (center_rows_from_functools, "imports `functools.reduce`"),
+                         (center_rows_local_itertools, "`.accumulate`")]:
+        result = tl.check("basics.center_rows", fn)
+        assert result.status == "fail" and expected in result.message, repr(result)

@@ -51,8 +51,10 @@ _LOOP_NODES = {
 # functions that run a Python loop for you: map(f, xs) is a for loop, spelled differently
 _LOOP_FUNCTIONS = {map: "map", filter: "filter", functools.reduce: "functools.reduce",
                    itertools.starmap: "itertools.starmap", itertools.accumulate: "itertools.accumulate"}
-_LOOP_ATTRIBUTES = {"map", "filter", "reduce", "starmap", "accumulate",
-                    "apply_", "map_", "map2_"}  # Tensor.apply_/map_ call Python once per element
+# spelled through the module inside the function (`import functools` there is not resolved like
+# a global); `np.add.reduce` or `einops.reduce` are other, vectorised functions of the same name
+_LOOP_MODULE_ATTRIBUTES = {"functools": {"reduce"}, "itertools": {"starmap", "accumulate"}}
+_LOOP_ATTRIBUTES = {"apply_", "map_", "map2_"}  # Tensor.apply_/map_ call Python once per element
 
 #: what an exercise that wants a gradient "by hand" bans: autograd in every spelling (the
 #: functional torch.func API, calling a graph node, marking a leaf that autograd would follow)
@@ -246,8 +248,9 @@ def _lookup(fn, name):
     return names.get(name, _MISSING)
 
 
-def _local_names(node) -> set:
-    """Names bound inside the function (parameters, assignments, imports, nested defs)."""
+def _local_names(node, imports: bool = True) -> set:
+    """Names bound inside the function (parameters, assignments, nested defs, and imports unless
+    ``imports`` is False)."""
     names = set()
     for n in ast.walk(node):
         if isinstance(n, ast.arg):
@@ -256,7 +259,7 @@ def _local_names(node) -> set:
             names.add(n.id)
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not node:
             names.add(n.name)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+        elif imports and isinstance(n, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).split(".")[0] for a in n.names)
     return names
 
@@ -372,20 +375,6 @@ def _source_rule(what, find, find_all=None):
     return check_source
 
 
-def _bound_names(node) -> frozenset:
-    """Names the code under ``node`` binds itself: assignment and loop targets, parameters,
-    nested ``def``/``class`` names (imports are left out: what they import is checked)."""
-    bound = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            bound.add(n.id)
-        elif isinstance(n, ast.arg):
-            bound.add(n.arg)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not node:
-            bound.add(n.name)
-    return frozenset(bound)
-
-
 def _first_offender(node, predicate):
     """The earliest (by line) description ``predicate`` gives for a node under ``node``."""
     hits = []
@@ -484,18 +473,35 @@ def no_loops() -> Rule:
     hide a loop.
     """
 
-    def syntax(n):
+    def syntax(n, modules):
         if type(n) in _LOOP_NODES:
             return _LOOP_NODES[type(n)]
-        if isinstance(n, ast.Attribute) and n.attr in _LOOP_ATTRIBUTES:
+        if isinstance(n, ast.Attribute) and (
+                n.attr in _LOOP_ATTRIBUTES
+                or isinstance(n.value, ast.Name)
+                and n.attr in _LOOP_MODULE_ATTRIBUTES.get(modules.get(n.value.id), ())):
             return f"`.{n.attr}` (it runs a Python loop)"
+        if isinstance(n, ast.ImportFrom) and n.module in _LOOP_MODULE_ATTRIBUTES:
+            looping = [a.name for a in n.names if a.name in _LOOP_MODULE_ATTRIBUTES[n.module]]
+            if looping:
+                return f"imports `{n.module}.{looping[0]}` (it runs a Python loop)"
         return _dynamic_lookup(n)
+
+    def module_names(node):
+        """Local names of functools/itertools: the modules themselves and `import ... as`."""
+        names = {m: m for m in _LOOP_MODULE_ATTRIBUTES}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Import):
+                names.update({a.asname or a.name: a.name for a in n.names
+                              if a.name in _LOOP_MODULE_ATTRIBUTES})
+        return names
 
     def loop_function(obj):
         return next((name for f, name in _LOOP_FUNCTIONS.items() if obj is f), None)
 
     def find(node, fn):
-        found = _first_offender(node, syntax) or _nested_recursion(node)
+        modules = module_names(node)
+        found = _first_offender(node, lambda n: syntax(n, modules)) or _nested_recursion(node)
         if found:
             return found
         found = _first_alias(fn, node, loop_function)
@@ -571,7 +577,7 @@ def banned(*names: str, reason: str = "") -> Rule:
     listing = ", ".join(f"`{n}`" for n in names)
     what = f"do not use {listing}" + (f" ({reason})" if reason else "")
 
-    def syntax(n, own_names=frozenset()):
+    def syntax(n, own_names):
         if isinstance(n, ast.Name) and n.id in banned_set and n.id not in own_names:
             return f"uses `{n.id}`"
         if isinstance(n, ast.Attribute) and n.attr in banned_set:
@@ -592,8 +598,8 @@ def banned(*names: str, reason: str = "") -> Rule:
 
     def find(node, fn):
         # a variable the student binds (`func = ...`, a parameter, a loop target) is theirs, not
-        # the banned object: what it is bound to is checked where it is bound
-        own = _bound_names(node)
+        # the banned object: what it is bound to is checked where it is bound (imports too)
+        own = _local_names(node, imports=False)
         return (_first_offender(node, lambda n: syntax(n, own))
                 or _first_alias(fn, node, alias))
 
