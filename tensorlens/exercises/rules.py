@@ -122,15 +122,13 @@ def new_storage_bytes(result, args) -> int:
 class Call:
     """One finished call of the student's function, as a call rule sees it.
 
-    ``storages_before[i]`` is the ``data_ptr`` of argument ``i``'s storage taken just before the
-    call (None for an argument that is not a tensor): a function that swaps an argument's storage
-    (``out.data = ...``, ``out.set_(...)``) cannot make a copy look like a view.
+    Call rules run only after the check that no argument's storage was swapped (``out.data =
+    ...``, ``out.set_(...)``), so an argument's storage is the one it was called with.
     """
 
     args: tuple
     result: Any
     arg_names: list
-    storages_before: tuple
 
 
 class Watch(TorchFunctionMode):
@@ -636,8 +634,8 @@ def _arg_index(arg, arg_names) -> tuple[int, str]:
 def view_of(arg: int | str = 0) -> Rule:
     """The result must be a view of argument ``arg`` (shares its storage: nothing copied).
 
-    The storage compared is the one the argument had *before* the call, so swapping the
-    argument's storage (``x.data = ...``, ``x.set_(...)``) does not turn a copy into a view.
+    A function that swaps the argument's storage (``x.data = ...``) is refused before this rule
+    runs, so a copy cannot pass for a view that way.
 
     Parameters
     ----------
@@ -649,7 +647,7 @@ def view_of(arg: int | str = 0) -> Rule:
 
     def check_call(call):
         index, name = _arg_index(arg, call.arg_names)
-        base_ptr = call.storages_before[index]
+        base_ptr = call.args[index].untyped_storage().data_ptr()
         base_bytes = call.args[index].untyped_storage().nbytes()
         for t in tensors_in(call.result):
             storage = t.untyped_storage()

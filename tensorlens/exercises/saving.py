@@ -38,7 +38,8 @@ def _check_compact(call):
     if held > _needed_bytes(result):
         return (f"the result still sits on {held} bytes of storage for {_needed_bytes(result)} "
                 "bytes of elements: torch.save would write all of them")
-    if _is_compact(t) and held > 0 and result.untyped_storage().data_ptr() != call.storages_before[0]:
+    copied = result.untyped_storage().data_ptr() != t.untyped_storage().data_ptr()
+    if _is_compact(t) and held > 0 and copied:
         return (f"the input already holds only the bytes it needs ({t.untyped_storage().nbytes()}), "
                 "yet the result is a copy: copy only when it saves bytes")
     return None
