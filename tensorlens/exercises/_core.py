@@ -444,7 +444,7 @@ def _record(result: CheckResult, fn: Callable) -> None:
         return
     # The module of the checked function lets the grader flag functions not written in the
     # notebook (a student's own are in ``__main__``).
-    module = getattr(inspect.unwrap(fn), "__module__", None) if callable(fn) else None
+    module = _function_module(fn) if callable(fn) else None
     line = json.dumps({"exercise": result.exercise_id, "status": result.status,
                        "passed": result.passed, "message": result.message,
                        "fn_module": module})
@@ -519,15 +519,26 @@ def check(exercise_id: str, fn: Callable) -> CheckResult:
     return result
 
 
+def _unwrapped(fn):
+    """The plain function behind a bound method or a decorated function."""
+    return inspect.unwrap(getattr(fn, "__func__", fn))
+
+
+def _function_module(fn) -> str | None:
+    """Where ``fn`` was defined: ``__main__`` for a notebook cell."""
+    module = getattr(_unwrapped(fn), "__module__", None)
+    return module if isinstance(module, str) else None
+
+
 def _borrowed(exercise_id, fn) -> CheckResult | None:
     """A refusal when ``fn`` is the book's own code (a solution, a reference), else None."""
     ex = EXERCISES.get(exercise_id) if isinstance(exercise_id, str) else None
     if ex is None or not callable(fn):
         return None
-    inner = inspect.unwrap(getattr(fn, "__func__", fn))
-    module = getattr(inner, "__module__", None)
+    inner = _unwrapped(fn)
+    module = _function_module(fn)
     own = any(inner is f for f in (ex.solution, ex.reference) if f is not None)
-    if own or (isinstance(module, str) and (module == "tensorlens" or module.startswith("tensorlens."))):
+    if own or (module is not None and (module == "tensorlens" or module.startswith("tensorlens."))):
         return CheckResult(ex.id, "fail", "this is the book's own solution (a function from "
                            "tensorlens); write your own function", title=ex.title, hint=ex.hint)
     return None
