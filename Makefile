@@ -7,6 +7,8 @@ BIN     := $(VENV)/bin
 PY      := $(BIN)/python
 STAMP   := $(VENV)/.installed
 VENDOR  := _extra/_static/vendor/.stamp
+# JupyterLab opens the chapters' text sources (notebooks/*.md) as notebooks, through jupytext.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 # The execution cache keys on notebook code only; widget JS/CSS and helpers live in tensorlens,
 # so any change there must re-execute the notebooks.
 EXECUTION_STAMP := _build/.tensorlens-stamp
@@ -15,7 +17,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONWARNINGS :=
 
-.PHONY: book test setup lab execute student chromium unit notebooks book-strict browser js clean
+.PHONY: book test setup lab sync execute student chromium unit notebooks book-strict browser js clean
 
 book: setup $(EXECUTION_STAMP)
 	@rm -rf _build/html _build/jupyter_execute _build/.doctrees
@@ -25,7 +27,7 @@ book: setup $(EXECUTION_STAMP)
 test: setup chromium unit notebooks book-strict browser js
 	@echo "make test: all test stages passed"
 
-setup: $(STAMP) $(VENDOR)
+setup: $(STAMP) $(VENDOR) $(LAB_SETTINGS)
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -66,8 +68,16 @@ js: setup
 lab: setup
 	$(BIN)/jupyter lab notebooks
 
+$(LAB_SETTINGS): scripts/lab-overrides.json $(STAMP)
+	mkdir -p $(@D) && cp $< $@
+
+# Regenerate each chapter's .ipynb from its text source and execute it, only where they differ.
+sync: setup
+	$(PY) scripts/sync_notebooks.py
+
+# The same for every chapter, changed or not (after a change to tensorlens).
 execute: setup
-	cd notebooks && for nb in *.ipynb; do ../$(BIN)/jupyter execute --inplace "$$nb" || exit 1; done
+	$(PY) scripts/sync_notebooks.py --all
 
 student: setup
 	$(PY) -m tensorlens.student notebooks dist/student
