@@ -66,7 +66,7 @@ js: setup
 	node --test tests/js/
 
 lab: setup
-	$(BIN)/jupyter lab notebooks
+	$(BIN)/jupyter lab $(if $(SUDO),,--allow-root) notebooks
 
 $(LAB_SETTINGS): scripts/lab-overrides.json $(STAMP)
 	mkdir -p $(@D) && cp $< $@

@@ -1,0 +1,116 @@
+"""A chapter's text source opens, edits and saves as a notebook in a real JupyterLab.
+
+JupyterLab runs from the project's venv (as `make lab` starts it) on a copy of one chapter source,
+with every other host blocked. The test opens the `.md` with a double click on its name, checks it
+is shown as a notebook (rendered headings, code cells), types a line into a code cell, saves with
+Ctrl+S and reads the file back: that cell changed, every other cell and the front matter did not,
+and no `.ipynb` was written beside it (the generated notebook comes from `make sync` only).
+"""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import sync_notebooks  # noqa: E402
+
+CHAPTER = "03-memory-layout"
+TOKEN = "tensor-views-test"
+ADDED = "# added in JupyterLab"
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture()
+def lab(tmp_path):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    shutil.copy(ROOT / "notebooks" / f"{CHAPTER}.md", workdir)
+    port = _free_port()
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
+               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
+               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"))
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser",
+         f"--port={port}", "--ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}",
+         f"--ServerApp.root_dir={workdir}", *(["--allow-root"] if os.geteuid() == 0 else [])],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
+            break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                pytest.fail(f"JupyterLab did not start: {server.stderr.read().decode()[-2000:]}")
+            time.sleep(0.5)
+    yield url, workdir
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+
+
+def test_a_source_opens_edits_and_saves_as_a_notebook(lab, browser, screenshots):
+    url, workdir = lab
+    source = workdir / f"{CHAPTER}.md"
+    before = sync_notebooks.notebook_from_source(source)
+    front_matter = source.read_text(encoding="utf-8").split("\n---\n", 1)[0]
+
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    try:
+        page.goto(f"{url}/lab?token={TOKEN}")
+        page.locator(".jp-DirListing-item", has_text=f"{CHAPTER}.md").dblclick(timeout=60_000)
+        notebook = page.locator(".jp-NotebookPanel:visible .jp-Notebook")
+        title = next(c.source for c in before.cells
+                     if c.cell_type == "markdown" and c.source.startswith("# ")).splitlines()[0][2:]
+        heading = notebook.locator(".jp-MarkdownCell h1").first
+        heading.wait_for(timeout=60_000)
+        assert title in heading.inner_text()
+        # JupyterLab draws only the cells near the viewport, so the first few are enough here.
+        code_cells = notebook.locator(".jp-CodeCell")
+
+        # The second code cell (the first is the setup cell).
+        editor = code_cells.nth(1).locator(".cm-content")
+        editor.click()
+        page.keyboard.press("Control+End")
+        page.keyboard.type("\n" + ADDED)
+        page.keyboard.press("Control+s")
+        deadline = time.monotonic() + 30
+        while ADDED not in source.read_text(encoding="utf-8"):
+            assert time.monotonic() < deadline, "Ctrl+S did not write the .md source"
+            time.sleep(0.5)
+        page.screenshot(path=str(screenshots / "jupyterlab-source-as-notebook.png"))
+    finally:
+        page.close()
+
+    after = sync_notebooks.notebook_from_source(source)
+    assert source.read_text(encoding="utf-8").split("\n---\n", 1)[0] == front_matter
+    changed = [i for i, (a, b) in enumerate(zip(before.cells, after.cells))
+               if (a.cell_type, a.source, a.metadata) != (b.cell_type, b.source, b.metadata)]
+    second_code = [i for i, c in enumerate(before.cells) if c.cell_type == "code"][1]
+    assert len(after.cells) == len(before.cells)
+    assert changed == [second_code], f"cells changed by the save: {changed}"
+    assert after.cells[second_code].source == before.cells[second_code].source + "\n" + ADDED
+    assert list(workdir.glob("*.ipynb")) == [], "saving a source must not write a notebook beside it"
+    assert not errors, errors
