@@ -7,6 +7,9 @@ Contract
   and the point of measuring is to see exactly that.
 - ``shares_storage(a, b)`` is True when both tensors sit on the same storage (compared by the
   storage's data pointer; the pointer itself is never returned or printed).
+- ``allocated_bytes(fn)`` runs ``fn()`` under ``torch.profiler`` with memory profiling and returns
+  the CPU bytes each ATen operator allocated (deterministic for a given build; the profiler's own
+  start/stop lines on the process's stderr are kept out of the notebook).
 - ``time_call`` uses ``torch.utils.benchmark`` on one thread and returns the median in seconds.
   Timings vary from run to run: notebooks tag the cells that show them ``nbval-ignore-output``.
 - ``cost_sweep`` runs every operation at every size and returns a :class:`Sweep`: storage bytes
@@ -17,6 +20,9 @@ Contract
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -25,7 +31,7 @@ import matplotlib.pyplot as plt
 import torch
 from torch.utils import benchmark
 
-__all__ = ["storage_bytes", "shares_storage", "time_call", "Sweep", "cost_sweep", "plot_sweep"]
+__all__ = ["storage_bytes", "shares_storage", "allocated_bytes", "time_call", "Sweep", "cost_sweep", "plot_sweep"]
 
 METRICS = ("bytes", "seconds")
 
@@ -66,6 +72,9 @@ def storage_bytes(t: torch.Tensor) -> int:
 def shares_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
     """True when ``a`` and ``b`` read the same storage (one is a view of the other, or both of one).
 
+    Two tensors with empty storages share it only when it is the same storage object: their
+    ``data_ptr()`` is 0 whether or not they are related.
+
     Parameters
     ----------
     a, b : torch.Tensor
@@ -87,7 +96,65 @@ def shares_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
     """
     _check_tensor("a", a)
     _check_tensor("b", b)
-    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+    storage_a, storage_b = a.untyped_storage(), b.untyped_storage()
+    if storage_a.nbytes() == 0 or storage_b.nbytes() == 0:
+        # An empty storage has no memory: every one has data_ptr() 0. Only the same storage counts.
+        return storage_a._cdata == storage_b._cdata
+    return storage_a.data_ptr() == storage_b.data_ptr()
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Send what C++ code writes to file descriptor 2 to /dev/null for the duration."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def allocated_bytes(fn: Callable[[], object]) -> dict[str, int]:
+    """CPU bytes each ATen operator allocated while ``fn()`` ran, by ``torch.profiler``.
+
+    An operator's count includes what the operators it called allocated (``aten::clone`` counts
+    the ``aten::empty_like`` that holds the copy). Operators that allocated nothing are left out.
+
+    Parameters
+    ----------
+    fn : callable
+        Called once, with no arguments, on the CPU.
+
+    Returns
+    -------
+    dict
+        ``{"aten::clone": 9437184, ...}``, in the order the profiler lists the operators.
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable.
+
+    Examples
+    --------
+    >>> x = torch.zeros(1, 3)
+    >>> allocated_bytes(lambda: x.expand(1000, 3))  # a view: nothing allocated
+    {}
+    >>> allocated_bytes(lambda: torch.zeros(1000))["aten::zeros"]
+    4000
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    # The profiler prints start/stop lines (and allocator notes) from C++; keep them out of
+    # notebook outputs, where they would carry timestamps.
+    with _quiet_stderr(), torch.profiler.profile(
+            activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
+        fn()
+    return {event.key: event.cpu_memory_usage for event in prof.key_averages()
+            if event.cpu_memory_usage > 0}
 
 
 def time_call(fn: Callable[[], object], *, min_run_time: float = 0.05) -> float:

@@ -8,7 +8,8 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
-from tensorlens.measure import Sweep, cost_sweep, plot_sweep, shares_storage, storage_bytes, time_call
+from tensorlens.measure import (Sweep, allocated_bytes, cost_sweep, plot_sweep, shares_storage,
+                                storage_bytes, time_call)
 
 OPS = {
     "expand": lambda x, n: x.expand(n, -1),
@@ -39,6 +40,29 @@ def test_shares_storage_tells_views_from_copies():
         assert not shares_storage(copy, x)
 
 
+def test_empty_tensors_share_storage_only_when_one_is_a_view_of_the_other():
+    empty = torch.empty(0)
+    assert empty.untyped_storage().data_ptr() == torch.empty(0).untyped_storage().data_ptr() == 0
+    assert not shares_storage(empty, torch.empty(0))
+    assert not shares_storage(empty, empty.clone())
+    assert not shares_storage(empty, torch.zeros(3))
+    assert shares_storage(empty, empty.view(0, 5)) and shares_storage(empty.view(0, 5), empty)
+    x = torch.arange(4.0)
+    assert shares_storage(x[:0], x) and not shares_storage(x[:0].clone(), x)
+
+
+def test_allocated_bytes_counts_copies_and_not_views(capfd):
+    x = torch.zeros(4, 1)
+    assert allocated_bytes(lambda: x.expand(4, 5)) == {}
+    assert allocated_bytes(lambda: x.expand(4, 5).contiguous())["aten::contiguous"] == 4 * 5 * 4
+    # batch dims (32, 1) against (8,): matmul copies both operands to the full (32, 8) batch
+    left, right = torch.zeros(32, 1, 16, 8), torch.zeros(8, 8, 2)
+    counts = allocated_bytes(lambda: left @ right)
+    assert counts["aten::clone"] == 32 * 8 * (16 * 8 + 8 * 2) * 4
+    assert counts["aten::bmm"] == 32 * 8 * 16 * 2 * 4
+    assert "profiler" not in capfd.readouterr().err   # the profiler's own lines are not shown
+
+
 def test_argument_errors_name_the_argument():
     with pytest.raises(TypeError, match="t must be"):
         storage_bytes([1, 2])
@@ -46,6 +70,8 @@ def test_argument_errors_name_the_argument():
         shares_storage(torch.zeros(1), 3)
     with pytest.raises(TypeError, match="fn must be callable"):
         time_call(3)
+    with pytest.raises(TypeError, match="fn must be callable"):
+        allocated_bytes("x + 1")
     with pytest.raises(ValueError, match="min_run_time"):
         time_call(lambda: None, min_run_time=0)
     with pytest.raises(TypeError, match="min_run_time"):
