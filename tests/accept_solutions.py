@@ -86,21 +86,6 @@ def mse_grad_einsum(data, w, target):
     return (2.0 / n) * torch.einsum("nk,n->k", data, r).unsqueeze(1)
 
 
-# ---------------------------------------------------------------- basics.channels_last
-
-
-def channels_last_movedim(images):
-    return images.movedim(1, -1)
-
-
-def channels_last_function(images):
-    return torch.permute(images, dims=(0, 2, 3, 1))
-
-
-def channels_last_two_transposes(images):
-    return images.transpose(1, 2).transpose(2, 3)
-
-
 # ---------------------------------------------------------------- basics.center_rows
 
 
@@ -690,8 +675,6 @@ ALTERNATIVES = {
                                "relu_backward_where_scalar"],
     "autograd.mse_grad": ["mse_grad_transpose", "mse_grad_matmul", "mse_grad_broadcast",
                           "mse_grad_einsum"],
-    "basics.channels_last": ["channels_last_movedim", "channels_last_function",
-                             "channels_last_two_transposes"],
     "basics.center_rows": ["center_rows_index", "center_rows_functions", "center_rows_unsqueeze"],
     "basics.batched_outer": ["batched_outer_index", "batched_outer_einsum", "batched_outer_reshape"],
     "basics.attention": ["attention_functional", "attention_einsum", "attention_matmul"],

@@ -13,46 +13,6 @@ from .strategies import make_tensor, shapes, st, tensors
 _FLOATS = (torch.float32, torch.float64)
 
 
-# ---------------------------------------------------------------- channels last
-
-
-def _channels_last_solution(images):
-    return images.permute(0, 2, 3, 1)
-
-
-@exercise(
-    "basics.channels_last",
-    title="Channels last, as a view",
-    statement="Write `to_channels_last(images)` that turns a batch of shape `(N, C, H, W)` into "
-              "shape `(N, H, W, C)` (`out[n, h, w, c] == images[n, c, h, w]`) without copying: "
-              "the result must share storage with `images`.",
-    inputs=st.tuples(tensors(shape=shapes(4, 4, 0, 3), dtypes=(torch.float32, torch.int64, torch.bool))),
-    edge_cases=[
-        torch.arange(24.).reshape(1, 2, 3, 4),
-        torch.arange(6).reshape(1, 1, 2, 3),
-        torch.zeros(0, 3, 2, 2),
-        make_tensor(list(range(24)), (2, 3, 2, 2), torch.float32, "transposed"),
-    ],
-    hint="Moving a dim is a reordering of strides: `permute` takes the new order of all dims. "
-         "`reshape` to `(N, H, W, C)` has the right shape but puts the wrong numbers there.",
-    rules=[rules.view_of("images")],
-    solution=_channels_last_solution,
-    wrong=[("reshape instead of permute",
-            lambda images: images.reshape(images.shape[0], images.shape[2], images.shape[3],
-                                          images.shape[1]))],
-)
-def to_channels_last(images):
-    """out[n, h, w, c] = images[n, c, h, w], element by element (this copies: specification only)."""
-    n_, c_, h_, w_ = images.shape
-    out = torch.empty(n_, h_, w_, c_, dtype=images.dtype)
-    for n in range(n_):
-        for c in range(c_):
-            for h in range(h_):
-                for w in range(w_):
-                    out[n, h, w, c] = images[n, c, h, w]
-    return out
-
-
 # ---------------------------------------------------------------- centre the rows
 
 

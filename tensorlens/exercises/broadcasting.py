@@ -81,7 +81,7 @@ def _rows_and_mask(draw):
 
 @exercise(
     "broadcasting.zero_rows",
-    title="Drop rows with a mask",
+    title="Zero rows with a mask",
     statement="Write `zero_rows(x, keep)` for a 2-D tensor `x` of shape `(n, m)` and a bool "
               "tensor `keep` of shape `(n,)`: return a tensor like `x` where row `i` is left as "
               "it is when `keep[i]` is True and is all zeros otherwise. Do not modify `x`; no "
