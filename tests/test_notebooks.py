@@ -160,3 +160,43 @@ def test_stored_widgets_carry_the_current_javascript(path):
         widget_class = getattr(importlib.import_module(module_name), class_name)
         assert model["state"]["_esm"] == widget_class._esm, f"stale {class_name} JavaScript"
         assert model["state"]["_css"] == widget_class._css, f"stale {class_name} CSS"
+
+
+def _solution_functions(cells):
+    """Names of the functions the chapter's solution cells define."""
+    return {node.name for cell in cells if "solution" in cell["metadata"].get("tags", [])
+            for node in ast.parse(_source(cell)).body if isinstance(node, ast.FunctionDef)}
+
+
+def _checked_function(cell):
+    """The function name passed to the cell's tl.check call, or None."""
+    call = re.match(r'tl\.check\("[\w.]+", (\w+)\)\s*$', _source(cell).strip().splitlines()[-1])
+    return call.group(1) if cell["cell_type"] == "code" and call else None
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_solutions_sit_behind_a_toggle_labelled_solution(path):
+    for cell in _load(path)["cells"]:
+        if "solution" in cell["metadata"].get("tags", []):
+            prompt = cell["metadata"].get("mystnb", {}).get("code_prompt_show")
+            assert prompt == "Solution", f"solution toggle labelled {prompt!r}: {_source(cell)[:50]!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_the_page_shows_a_failing_check_and_never_a_pass_for_its_own_solution(path):
+    cells = _load(path)["cells"]
+    solutions = _solution_functions(cells)
+    shown_failures = 0
+    for cell in cells:
+        name = _checked_function(cell)
+        if name is None:
+            continue
+        tags = cell["metadata"].get("tags", [])
+        report = json.dumps(cell["outputs"])
+        if name in solutions:
+            assert "remove-output" in tags, \
+                f"the book's solution {name} would show a pass as if the reader had solved it"
+            assert "tl-check-pass" in report, f"the book's solution {name} does not pass"
+        elif "remove-output" not in tags and ("tl-check-fail" in report or "tl-check-error" in report):
+            shown_failures += 1
+    assert shown_failures >= 1, "show the reader what a failing check looks like"

@@ -130,9 +130,12 @@ def test_every_chapter_notebook_becomes_a_working_student_copy(tmp_path):
                 tree = ast.parse(cell.source)
             except SyntaxError:
                 continue  # cells with IPython magics hold no checks
+            # a worked example (a wrong attempt and its failing report) defines what it checks
+            defined_here = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
             for node in ast.walk(tree):
                 if (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "check"
-                        and len(node.args) == 2 and isinstance(node.args[1], ast.Name)):
+                        and len(node.args) == 2 and isinstance(node.args[1], ast.Name)
+                        and node.args[1].id not in defined_here):
                     exercise_id, fn_name = node.args[0].value, node.args[1].id
                     assert exercise_id in EXERCISES, f"{path.name}: unknown exercise {exercise_id}"
                     assert fn_name in namespace, f"{path.name}: {fn_name} is not defined in a solution cell"

@@ -96,3 +96,18 @@ def test_every_chapter_is_built():
     assert PAGES, "no pages in _build/html: run `make book` first"
     assert "index.html" in PAGES
     assert "notebooks/03-memory-layout.html" in PAGES
+
+
+CHAPTER_PAGES = [p for p in PAGES if p.startswith("notebooks/")]
+
+
+@pytest.mark.parametrize("path", CHAPTER_PAGES)
+def test_chapter_pages_show_no_pass_for_the_books_own_solutions(path):
+    """A reader of the static book never sees "passed" for a solution they did not write; the
+    solutions sit behind toggles labelled "Solution", and one failing report shows what a check
+    says when something is wrong."""
+    html = (BUILD / path).read_text(encoding="utf-8")
+    assert "tl-check-pass" not in html and "✓ passed" not in html
+    assert re.search(r'<p class="collapsed admonition-title">Solution</p>', html)
+    assert "Show code cell source</p>" not in html.split("tag_solution", 1)[-1].split("</details>", 1)[0]
+    assert "tl-check-fail" in html or "tl-check-error" in html
