@@ -119,24 +119,20 @@ def batched_outer_reshape(a, b):
     return torch.mul(a.reshape(B, n, 1), b.reshape(B, 1, m))
 
 
-# ---------------------------------------------------------------- basics.attention
+# ---------------------------------------------------------------- basics.average_images
 
 
-def attention_functional(query, key, value):
-    d = query.shape[-1]
-    scores = query @ key.mT / math.sqrt(d)
-    return F.softmax(scores, dim=-1) @ value
+def average_images_int32(a, b):
+    return torch.div(a.int() + b.int(), 2, rounding_mode="floor").to(torch.uint8)
 
 
-def attention_einsum(query, key, value):
-    scale = query.size(-1) ** -0.5
-    weights = torch.einsum("...ld,...sd->...ls", query, key).mul(scale).softmax(-1)
-    return torch.einsum("...ls,...sv->...lv", weights, value)
+def average_images_halves(a, b):
+    # no widening: halve first, then add back the carry of the two low bits
+    return a // 2 + b // 2 + (a % 2 + b % 2) // 2
 
 
-def attention_matmul(query, key, value):
-    scores = torch.matmul(query, key.transpose(-1, -2)) / torch.tensor(key.shape[-1]).sqrt()
-    return torch.matmul(torch.softmax(scores, dim=-1), value)
+def average_images_bitwise(a, b):
+    return (a & b) + ((a ^ b) >> 1)
 
 
 # ---------------------------------------------------------------- broadcasting.outer_sum
@@ -677,7 +673,8 @@ ALTERNATIVES = {
                           "mse_grad_einsum"],
     "basics.center_rows": ["center_rows_index", "center_rows_functions", "center_rows_unsqueeze"],
     "basics.batched_outer": ["batched_outer_index", "batched_outer_einsum", "batched_outer_reshape"],
-    "basics.attention": ["attention_functional", "attention_einsum", "attention_matmul"],
+    "basics.average_images": ["average_images_int32", "average_images_halves",
+                              "average_images_bitwise"],
     "broadcasting.outer_sum": ["outer_sum_unsqueeze", "outer_sum_view", "outer_sum_reshape"],
     "broadcasting.zero_rows": ["zero_rows_masked_fill", "zero_rows_where_zeros", "zero_rows_assign"],
     "broadcasting.pairwise_sq_dists": ["pairwise_unsqueeze_pow", "pairwise_product",

@@ -200,3 +200,25 @@ def test_the_page_shows_a_failing_check_and_never_a_pass_for_its_own_solution(pa
         elif "remove-output" not in tags and ("tl-check-fail" in report or "tl-check-error" in report):
             shown_failures += 1
     assert shown_failures >= 1, "show the reader what a failing check looks like"
+
+
+def _normalized(text):
+    return re.sub(r"\s+|`", "", text)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_no_solution_can_be_copied_from_the_chapter(path):
+    """What a solution returns appears nowhere else in its chapter, code or prose, so an exercise
+    is practice, not copying (short expressions such as `x.T` are too common to count)."""
+    cells = _load(path)["cells"]
+    elsewhere = _normalized("\n".join(_source(c) for c in cells
+                                      if "solution" not in c["metadata"].get("tags", [])))
+    for cell in cells:
+        if "solution" not in cell["metadata"].get("tags", []):
+            continue
+        for fn in ast.parse(_source(cell)).body:
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Return) and node.value is not None:
+                    answer = ast.unparse(node.value)
+                    assert len(_normalized(answer)) < 12 or _normalized(answer) not in elsewhere, \
+                        f"{fn.name}'s answer `{answer}` appears elsewhere in the chapter"

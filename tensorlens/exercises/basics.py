@@ -98,61 +98,49 @@ def batched_outer(a, b):
     return out
 
 
-# ---------------------------------------------------------------- attention
+# ---------------------------------------------------------------- average two uint8 images (silent bug)
 
 
 @st.composite
-def _attention_inputs(draw):
-    batch = draw(shapes(0, 2, 1, 2))
-    L, S, d, dv = (draw(st.integers(1, 4)) for _ in range(4))
-    dtype = draw(st.sampled_from(_FLOATS))
-
-    def part(*tail):
-        return draw(tensors(shape=batch + tail, dtypes=(dtype,), low=-3, high=3))
-
-    return part(L, d), part(S, d), part(S, dv)
+def _image_pairs(draw):
+    shape = draw(shapes(1, 3, 0, 4))
+    layouts = ("contiguous", "transposed", "sliced")
+    return tuple(draw(tensors(shape=shape, dtypes=(torch.uint8,), low=0, high=255, layouts=layouts))
+                 for _ in range(2))
 
 
-def _attention_solution(query, key, value):
-    scores = query @ key.transpose(-2, -1) / key.size(-1) ** 0.5
-    return torch.softmax(scores, dim=-1) @ value
+def _average_images_solution(a, b):
+    return ((a.to(torch.int16) + b) // 2).to(torch.uint8)
 
 
 @exercise(
-    "basics.attention",
-    title="Scaled dot-product attention",
-    statement="Write `attention(query, key, value)` for shapes `(..., L, d)`, `(..., S, d)` and "
-              "`(..., S, dv)` (same leading dims) returning shape `(..., L, dv)`: the scores "
-              "`query @ key^T` divided by `sqrt(d)`, a softmax over the keys, and the weighted sum "
-              "of the values. Do not call `scaled_dot_product_attention`, and use no Python loops.",
-    inputs=_attention_inputs(),
+    "basics.average_images",
+    title="Find the silent bug: the average of two images",
+    statement="`average_images(a, b)` should return the pixel-by-pixel average of two `uint8` "
+              "images of the same shape, rounded down, as `uint8`: `out[i] == (a[i] + b[i]) // 2` "
+              "computed with ordinary integers. The version `(a + b) // 2` runs on every input "
+              "without an error, yet some pixels come out far too dark. Write a correct one, "
+              "without Python loops.",
+    inputs=_image_pairs(),
     edge_cases=[
-        (torch.ones(1, 1), torch.ones(1, 1), torch.ones(1, 1)),
-        (torch.arange(6.).reshape(2, 3), torch.arange(12.).reshape(4, 3) % 5,
-         torch.arange(8.).reshape(4, 2)),
-        (torch.ones(2, 1, 3), torch.zeros(2, 2, 3), torch.arange(8.).reshape(2, 2, 2)),
-        (make_tensor(list(range(6)), (3, 2), torch.float32, "transposed"),
-         make_tensor(list(range(8)), (4, 2), torch.float32, "sliced"), torch.eye(4)),
+        (torch.zeros(0, dtype=torch.uint8), torch.zeros(0, dtype=torch.uint8)),
+        (torch.tensor([0, 10, 200, 255], dtype=torch.uint8),
+         torch.tensor([0, 20, 100, 255], dtype=torch.uint8)),
+        (make_tensor([250, 3, 128, 129, 7, 255], (2, 3), torch.uint8, "transposed"),
+         make_tensor([10, 255, 128, 128, 0, 1], (2, 3), torch.uint8, "sliced")),
     ],
-    hint="Only the last two dims take part: transpose them in `key` with `transpose(-2, -1)`, "
-         "and take the softmax over `dim=-1` (the keys), not over the queries.",
-    rules=[rules.no_loops(), rules.banned("scaled_dot_product_attention",
-                                          reason="the point is to write it")],
-    solution=_attention_solution,
-    wrong=[("no 1/sqrt(d) scaling", lambda q, k, v: torch.softmax(q @ k.transpose(-2, -1), -1) @ v),
-           ("softmax over the queries",
-            lambda q, k, v: torch.softmax(q @ k.transpose(-2, -1) / k.size(-1) ** 0.5, -2) @ v)],
+    hint="Arithmetic on `uint8` stays in `uint8`, modulo 256: 200 + 100 wraps around to 44 "
+         "before `// 2` ever runs. Add in a wider integer dtype, then convert the average back "
+         "with `.to(torch.uint8)`.",
+    rules=[rules.no_loops()],
+    solution=_average_images_solution,
+    wrong=[("(a + b) // 2: the sum wraps around above 255", lambda a, b: (a + b) // 2),
+           ("a float result", lambda a, b: (a.float() + b.float()) // 2)],
 )
-def attention(query, key, value):
-    """For each query i: w = softmax over j of (q_i . k_j / sqrt(d)); out_i = sum_j w_j v_j."""
-    *batch, L, d = query.shape
-    S, dv = value.shape[-2:]
-    q, k, v = query.reshape(-1, L, d), key.reshape(-1, S, d), value.reshape(-1, S, dv)
-    out = torch.empty(q.shape[0], L, dv, dtype=query.dtype)
-    for b in range(q.shape[0]):
-        for i in range(L):
-            scores = torch.stack([(q[b, i] * k[b, j]).sum() / d ** 0.5 for j in range(S)])
-            weights = torch.exp(scores - scores.max())   # shifted for stability; same softmax
-            weights = weights / weights.sum()
-            out[b, i] = sum(weights[j] * v[b, j] for j in range(S))
-    return out.reshape(*batch, L, dv)
+def average_images(a, b):
+    """Pixel by pixel, with Python ints (which never wrap around)."""
+    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    out = torch.empty(flat_a.shape, dtype=torch.uint8)
+    for i in range(flat_a.numel()):
+        out[i] = (int(flat_a[i]) + int(flat_b[i])) // 2
+    return out.reshape(a.shape)
