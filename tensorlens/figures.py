@@ -1,4 +1,4 @@
-"""Pictures of ``gather`` and ``scatter``: which index picks (or places) which element.
+"""Pictures of ``gather``, ``scatter`` and broadcasting: where every drawn value comes from.
 
 Contract
 --------
@@ -7,6 +7,9 @@ Contract
   of the result is computed by torch itself (``torch.gather`` / ``Tensor.scatter``); this module
   only works out *where* each value came from, from the documented rule, and asserts that the
   drawn value agrees with torch's before drawing it.
+- ``broadcast_figure(a, b, op)`` draws both operands stretched to their broadcast shape (the
+  stored elements solid, the stretched copies faded) and the result of ``a op b`` as a heatmap.
+  The stretched values are torch's own ``broadcast_to`` views, asserted against the result.
 - Only 2-D tensors up to ``MAX_SIDE`` x ``MAX_SIDE`` are drawn: larger grids are unreadable.
 - Bad arguments raise ``TypeError`` / ``ValueError`` naming the argument; torch's own complaints
   (an index out of range, mismatched ranks) are re-raised as ``ValueError`` with torch's text.
@@ -19,7 +22,7 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.patches import Rectangle
 
-__all__ = ["MAX_SIDE", "gather_figure", "scatter_figure"]
+__all__ = ["MAX_SIDE", "gather_figure", "scatter_figure", "broadcast_figure"]
 
 MAX_SIDE = 8
 # tab10 lightened towards white, so black numbers stay readable on every colour.
@@ -58,7 +61,7 @@ def _fmt(value) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
-def _grid(ax, shape, title, texts, colors, subtexts=None) -> None:
+def _grid(ax, shape, title, texts, colors, subtexts=None, text_colors=None) -> None:
     rows, cols = shape
     for i in range(rows):
         for j in range(cols):
@@ -66,7 +69,7 @@ def _grid(ax, shape, title, texts, colors, subtexts=None) -> None:
                                    edgecolor=_EDGE, linewidth=1.2))
             dy = -0.12 if subtexts and (i, j) in subtexts else 0.0
             ax.text(j + 0.5, i + 0.5 + dy, texts[(i, j)], ha="center", va="center", fontsize=13,
-                    fontweight="bold")
+                    fontweight="bold", color=(text_colors or {}).get((i, j), "black"))
             if subtexts and (i, j) in subtexts:
                 ax.text(j + 0.5, i + 0.78, subtexts[(i, j)], ha="center", va="center", fontsize=8)
     ax.set_xlim(-0.05, cols + 0.05)
@@ -226,4 +229,96 @@ def scatter_figure(src: torch.Tensor, index: torch.Tensor, dim: int, size: tuple
         if len(ws) > 1:
             axes[2].add_patch(Rectangle((dst[1], dst[0]), 1, 1, fill=False, hatch="//",
                                         edgecolor="#999999", linewidth=0))
+    return fig
+
+
+_OPS = {"+": torch.add, "-": torch.sub, "*": torch.mul}
+# Each operand's colour, solid where an element is stored and faded where it is a stretched copy.
+_OPERAND_COLORS = [("#9ecae1", "#e4eff7"), ("#fdae6b", "#fde8d4")]
+_FADED_TEXT = "#707070"
+
+
+def broadcast_figure(a: torch.Tensor, b: torch.Tensor, op: str = "+", names=("a", "b")):
+    """Draw ``a op b`` for operands of at most 2 dims whose broadcast shape is at most 2-D.
+
+    Panels: each operand stretched to the broadcast shape, the elements it really stores solid and
+    the copies that broadcasting only pretends to make faded; then the result as a heatmap.
+
+    Parameters
+    ----------
+    a, b : torch.Tensor
+        Operands of at most 2 dims, with at most ``MAX_SIDE`` elements along each result dim.
+    op : str
+        ``"+"``, ``"-"`` or ``"*"``.
+    names : pair of str
+        What the panel titles call the operands.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-tensor, an operand of more than 2 dims, shapes that do not broadcast (torch's
+        message is kept), an oversized result, an unknown ``op`` or bad ``names``.
+
+    Examples
+    --------
+    >>> fig = broadcast_figure(torch.tensor([[1], [2]]), torch.tensor([10, 20, 30]))
+    >>> plt.close(fig)
+    """
+    for name, t in (("a", a), ("b", b)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dim() > 2:
+            raise ValueError(f"{name} must have at most 2 dims to be drawn, got shape {tuple(t.shape)}")
+    if op not in _OPS:
+        raise ValueError(f"op must be one of {sorted(_OPS)}, got {op!r}")
+    if (not isinstance(names, (tuple, list)) or len(names) != 2
+            or not all(isinstance(n, str) and n for n in names)):
+        raise TypeError(f"names must be two non-empty strings, got {names!r}")
+    try:
+        shape = torch.broadcast_shapes(a.shape, b.shape)
+    except RuntimeError as err:
+        raise ValueError(f"a and b do not broadcast: {err}") from None
+    grid = (1,) * (2 - len(shape)) + tuple(shape)
+    if max(grid) > MAX_SIDE:
+        raise ValueError(f"the result has shape {tuple(shape)}; at most {MAX_SIDE} x {MAX_SIDE} is drawn")
+    out = _OPS[op](a, b).reshape(grid)
+
+    operands = dict(zip(names, (a, b)))
+    stretched = {name: torch.broadcast_to(t.reshape((1,) * (2 - t.dim()) + tuple(t.shape)), grid)
+                 for name, t in operands.items()}
+    # what is drawn is what the operation used
+    assert torch.equal(_OPS[op](*stretched.values()), out)
+    cells = [(i, j) for i in range(grid[0]) for j in range(grid[1])]
+    panels = []
+    for (name, t), (solid, faded) in zip(operands.items(), _OPERAND_COLORS):
+        stored_shape = (1,) * (2 - t.dim()) + tuple(t.shape)
+        stored = {(i, j) for i in range(stored_shape[0]) for j in range(stored_shape[1])}
+        colors = {c: solid if c in stored else faded for c in cells}
+        text_colors = {c: "black" if c in stored else _FADED_TEXT for c in cells}
+        texts = {c: _fmt(stretched[name][c]) for c in cells}
+        title = f"{name} {tuple(t.shape)}" + ("" if tuple(t.shape) == tuple(shape)
+                                              else f" stretched to {tuple(shape)}")
+        panels.append((title, texts, colors, text_colors))
+
+    heat = plt.get_cmap("viridis")
+    values = out.double()
+    low, high = float(values.min()), float(values.max())
+    span = (high - low) or 1.0
+    result_colors, result_text = {}, {}
+    for i in range(grid[0]):
+        for j in range(grid[1]):
+            level = (float(values[i, j]) - low) / span
+            result_colors[(i, j)] = heat(0.15 + 0.8 * level)
+            result_text[(i, j)] = "black" if level > 0.55 else "white"
+
+    fig, axes = _figure([grid, grid, grid])
+    for ax, (title, texts, colors, text_colors) in zip(axes, panels):
+        _grid(ax, grid, title, texts, colors, text_colors=text_colors)
+    _grid(axes[2], grid, f"{names[0]} {op} {names[1]} {tuple(shape)}",
+          {(i, j): _fmt(out[i, j]) for i in range(grid[0]) for j in range(grid[1])},
+          result_colors, text_colors=result_text)
     return fig

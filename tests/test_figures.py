@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
-from tensorlens.figures import MAX_SIDE, gather_figure, scatter_figure
+from tensorlens.figures import MAX_SIDE, broadcast_figure, gather_figure, scatter_figure
 
 
 def _panel_texts(ax):
@@ -86,3 +86,62 @@ def test_scatter_output_panel_matches_torch_and_flags_collisions():
 def test_bad_arguments_are_refused_with_the_argument_named(call, exc, words):
     with pytest.raises(exc, match=words):
         call()
+
+
+def _texts_and_faces(ax):
+    texts = {}
+    for t in ax.texts:
+        x, y = t.get_position()
+        texts[(int(y), int(x))] = t.get_text()
+    faces = {(int(p.get_y()), int(p.get_x())): p.get_facecolor() for p in ax.patches}
+    return texts, faces
+
+
+@pytest.mark.parametrize("a, b, op", [
+    (torch.tensor([[1], [2], [3]]), torch.tensor([10, 20, 30, 40]), "+"),
+    (torch.tensor([0.5, 1.0, 2.0, 4.0]), torch.tensor([[1.0], [0.0], [1.0], [2.0]]), "*"),
+    (torch.tensor(5), torch.arange(6).reshape(2, 3), "-"),
+])
+def test_broadcast_figure_draws_torchs_stretched_operands_and_result(a, b, op):
+    fig = broadcast_figure(a, b, op)
+    try:
+        shape = torch.broadcast_shapes(a.shape, b.shape)
+        grid = (1,) * (2 - len(shape)) + tuple(shape)
+        out = {"+": a + b, "-": a - b, "*": a * b}[op].reshape(grid)
+        for ax, t in zip(fig.axes, (a, b)):
+            texts, faces = _texts_and_faces(ax)
+            stored = (1,) * (2 - t.dim()) + tuple(t.shape)
+            seen = torch.broadcast_to(t.reshape(stored), grid)
+            solid = {face for (i, j), face in faces.items() if i < stored[0] and j < stored[1]}
+            faded = {face for (i, j), face in faces.items() if not (i < stored[0] and j < stored[1])}
+            assert len(solid) == 1 and not solid & faded   # stored and stretched look different
+            for (i, j), text in texts.items():
+                assert text == f"{seen[i, j].item():g}"
+        texts, _ = _texts_and_faces(fig.axes[2])
+        assert {k: v for k, v in texts.items()} == {
+            (i, j): f"{out[i, j].item():g}" for i in range(grid[0]) for j in range(grid[1])}
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("a, b, op, error, words", [
+    ([1, 2], torch.ones(2), "+", TypeError, "a must be a torch.Tensor"),
+    (torch.ones(2, 2, 2), torch.ones(2), "+", ValueError, "at most 2 dims"),
+    (torch.ones(3), torch.ones(4), "+", ValueError, "do not broadcast"),
+    (torch.ones(MAX_SIDE + 1), torch.ones(1), "+", ValueError, "at most"),
+    (torch.ones(2), torch.ones(2), "/", ValueError, "op must be one of"),
+])
+def test_broadcast_figure_refuses_bad_input_by_name(a, b, op, error, words):
+    with pytest.raises(error, match=words):
+        broadcast_figure(a, b, op)
+
+
+def test_broadcast_figure_names_its_operands():
+    fig = broadcast_figure(torch.ones(2, 1), torch.ones(3), "*", names=("pred", "target"))
+    try:
+        assert [ax.get_title() for ax in fig.axes] == [
+            "pred (2, 1) stretched to (2, 3)", "target (3,) stretched to (2, 3)", "pred * target (2, 3)"]
+    finally:
+        plt.close(fig)
+    with pytest.raises(TypeError, match="names must be two"):
+        broadcast_figure(torch.ones(2), torch.ones(2), names=("only one",))
