@@ -10,6 +10,9 @@ Contract
 - ``broadcast_figure(a, b, op)`` draws both operands stretched to their broadcast shape (the
   stored elements solid, the stretched copies faded) and the result of ``a op b`` as a heatmap.
   The stretched values are torch's own ``broadcast_to`` views, asserted against the result.
+- ``paired_vs_grid_figure(x, rows, cols)`` marks the elements ``x[rows, cols]`` picks (paired
+  index lists) next to those ``x[rows[:, None], cols]`` picks (a grid), each labelled with its
+  position in the result; the picked values are asserted against torch's indexing.
 - Only 2-D tensors up to ``MAX_SIDE`` x ``MAX_SIDE`` are drawn: larger grids are unreadable.
 - Bad arguments raise ``TypeError`` / ``ValueError`` naming the argument; torch's own complaints
   (an index out of range, mismatched ranks) are re-raised as ``ValueError`` with torch's text.
@@ -22,7 +25,8 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.patches import Rectangle
 
-__all__ = ["MAX_SIDE", "gather_figure", "scatter_figure", "broadcast_figure"]
+__all__ = ["MAX_SIDE", "gather_figure", "scatter_figure", "broadcast_figure",
+           "paired_vs_grid_figure"]
 
 MAX_SIDE = 8
 # tab10 lightened towards white, so black numbers stay readable on every colour.
@@ -321,4 +325,67 @@ def broadcast_figure(a: torch.Tensor, b: torch.Tensor, op: str = "+", names=("a"
     _grid(axes[2], grid, f"{names[0]} {op} {names[1]} {tuple(shape)}",
           {(i, j): _fmt(out[i, j]) for i in range(grid[0]) for j in range(grid[1])},
           result_colors, text_colors=result_text)
+    return fig
+
+
+def paired_vs_grid_figure(x: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor):
+    """Draw which elements ``x[rows, cols]`` and ``x[rows[:, None], cols]`` pick, side by side.
+
+    Parameters
+    ----------
+    x : torch.Tensor
+        2-D tensor, at most ``MAX_SIDE`` x ``MAX_SIDE``.
+    rows, cols : torch.Tensor
+        1-D ``int64`` index lists of the same length, in range for ``x``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-tensor, wrong dtype or rank, lists of different lengths, or an index out of
+        range (torch's message is kept).
+
+    Examples
+    --------
+    >>> fig = paired_vs_grid_figure(torch.arange(12).reshape(3, 4), torch.tensor([0, 2]),
+    ...                             torch.tensor([1, 3]))
+    >>> plt.close(fig)
+    """
+    _check_2d("x", x, integer=False)
+    for name, t in (("rows", rows), ("cols", cols)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dim() != 1 or t.dtype != torch.int64:
+            raise ValueError(f"{name} must be a 1-D int64 tensor, got shape {tuple(t.shape)}, "
+                             f"dtype {t.dtype}")
+    if rows.numel() != cols.numel():
+        raise ValueError(f"rows and cols must have the same length, got {rows.numel()} and "
+                         f"{cols.numel()}")
+    try:
+        paired, grid = x[rows, cols], x[rows[:, None], cols]
+    except IndexError as err:
+        raise ValueError(f"torch refused the index: {err}") from None
+
+    texts = {(i, j): _fmt(x[i, j]) for i in range(x.shape[0]) for j in range(x.shape[1])}
+    paired_colors, paired_sub, grid_colors, grid_sub = {}, {}, {}, {}
+    for k, (r, c) in enumerate(zip(rows.tolist(), cols.tolist())):
+        assert paired[k] == x[r, c], "drawn pick disagrees with torch"
+        paired_colors[(r, c)] = _PALETTE[k % len(_PALETTE)]
+        paired_sub[(r, c)] = f"out[{k}]"
+    for i, r in enumerate(rows.tolist()):
+        for j, c in enumerate(cols.tolist()):
+            assert grid[i, j] == x[r, c], "drawn pick disagrees with torch"
+            grid_colors[(r, c)] = _PALETTE[(i * cols.numel() + j) % len(_PALETTE)]
+            grid_sub[(r, c)] = f"out[{i}, {j}]"
+
+    shape = tuple(x.shape)
+    fig, axes = plt.subplots(1, 2, figsize=(1.6 * shape[1] + 1.6, 0.8 * shape[0] + 1.0),
+                             layout="constrained")
+    _grid(axes[0], shape, f"x[rows, cols]: paired, shape {tuple(paired.shape)}", texts,
+          paired_colors, paired_sub)
+    _grid(axes[1], shape, f"x[rows[:, None], cols]: a grid, shape {tuple(grid.shape)}", texts,
+          grid_colors, grid_sub)
     return fig

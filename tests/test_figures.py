@@ -8,7 +8,8 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
-from tensorlens.figures import MAX_SIDE, broadcast_figure, gather_figure, scatter_figure
+from tensorlens.figures import (MAX_SIDE, broadcast_figure, gather_figure, paired_vs_grid_figure,
+                               scatter_figure)
 
 
 def _panel_texts(ax):
@@ -145,3 +146,31 @@ def test_broadcast_figure_names_its_operands():
         plt.close(fig)
     with pytest.raises(TypeError, match="names must be two"):
         broadcast_figure(torch.ones(2), torch.ones(2), names=("only one",))
+
+
+def test_paired_vs_grid_figure_labels_what_torch_picks():
+    x = torch.arange(12).reshape(3, 4) * 10
+    rows, cols = torch.tensor([0, 2]), torch.tensor([1, 3])
+    fig = paired_vs_grid_figure(x, rows, cols)
+    try:
+        paired, grid = _panel_texts(fig.axes[0]), _panel_texts(fig.axes[1])
+        for k, (r, c) in enumerate([(0, 1), (2, 3)]):
+            assert paired[(r, c)] == [str(int(x[rows, cols][k])), f"out[{k}]"]
+        for i, r in enumerate([0, 2]):
+            for j, c in enumerate([1, 3]):
+                assert grid[(r, c)] == [str(int(x[rows[:, None], cols][i, j])), f"out[{i}, {j}]"]
+        assert sum(len(v) == 2 for v in paired.values()) == 2
+        assert sum(len(v) == 2 for v in grid.values()) == 4
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("rows, cols, error, words", [
+    ([0], torch.tensor([1]), TypeError, "rows must be a torch.Tensor"),
+    (torch.tensor([0, 1]), torch.tensor([1]), ValueError, "same length"),
+    (torch.tensor([0.0]), torch.tensor([1]), ValueError, "rows must be a 1-D int64"),
+    (torch.tensor([5]), torch.tensor([1]), ValueError, "torch refused the index"),
+])
+def test_paired_vs_grid_figure_refuses_bad_input_by_name(rows, cols, error, words):
+    with pytest.raises(error, match=words):
+        paired_vs_grid_figure(torch.zeros(3, 4), rows, cols)
