@@ -13,6 +13,9 @@ Contract
 - ``paired_vs_grid_figure(x, rows, cols)`` marks the elements ``x[rows, cols]`` picks (paired
   index lists) next to those ``x[rows[:, None], cols]`` picks (a grid), each labelled with its
   position in the result; the picked values are asserted against torch's indexing.
+- ``expand_grad_figure(x, grad)`` draws the gradient arriving at ``x.expand(grad.shape)`` and
+  the gradient autograd gives ``x``: each incoming cell shares its colour with the source element
+  it flows into, and each source element is asserted to receive the sum of its cells.
 - Only 2-D tensors up to ``MAX_SIDE`` x ``MAX_SIDE`` are drawn: larger grids are unreadable.
 - Bad arguments raise ``TypeError`` / ``ValueError`` naming the argument; torch's own complaints
   (an index out of range, mismatched ranks) are re-raised as ``ValueError`` with torch's text.
@@ -26,7 +29,7 @@ import torch
 from matplotlib.patches import Rectangle
 
 __all__ = ["MAX_SIDE", "gather_figure", "scatter_figure", "broadcast_figure",
-           "paired_vs_grid_figure"]
+           "paired_vs_grid_figure", "expand_grad_figure"]
 
 MAX_SIDE = 8
 # tab10 lightened towards white, so black numbers stay readable on every colour.
@@ -388,4 +391,70 @@ def paired_vs_grid_figure(x: torch.Tensor, rows: torch.Tensor, cols: torch.Tenso
           paired_colors, paired_sub)
     _grid(axes[1], shape, f"x[rows[:, None], cols]: a grid, shape {tuple(grid.shape)}", texts,
           grid_colors, grid_sub)
+    return fig
+
+
+def expand_grad_figure(x: torch.Tensor, grad: torch.Tensor):
+    """Draw how the gradient of ``x.expand(grad.shape)`` flows back into ``x``.
+
+    Parameters
+    ----------
+    x : torch.Tensor
+        Floating-point source of at most 2 dims.
+    grad : torch.Tensor
+        2-D gradient arriving at the expanded tensor; ``x`` must expand to its shape.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-tensor, a non-float ``x``, ranks that are not drawn, an oversized grid, or a
+        shape ``x`` cannot expand to (torch's message is kept).
+
+    Examples
+    --------
+    >>> fig = expand_grad_figure(torch.ones(3, 1), torch.arange(12.).reshape(3, 4))
+    >>> plt.close(fig)
+    """
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
+    if not x.is_floating_point():
+        raise TypeError(f"x must be a floating-point tensor to have a gradient, got {x.dtype}")
+    if x.dim() > 2:
+        raise ValueError(f"x must have at most 2 dims to be drawn, got shape {tuple(x.shape)}")
+    _check_2d("grad", grad, integer=False)
+    leaf = x.detach().clone().requires_grad_(True)
+    try:
+        leaf.expand(grad.shape).backward(grad.to(x.dtype))
+    except RuntimeError as err:
+        raise ValueError(f"x cannot be expanded to grad's shape: {err}") from None
+
+    stored = (1,) * (2 - x.dim()) + tuple(x.shape)
+    source_grad = leaf.grad.reshape(stored)
+    source_colors = {(r, c): _PALETTE[(r * stored[1] + c) % len(_PALETTE)]
+                     for r in range(stored[0]) for c in range(stored[1])}
+    parts, colors, texts = {}, {}, {}
+    for i in range(grad.shape[0]):
+        for j in range(grad.shape[1]):
+            # the source element that (i, j) of the expanded tensor reads
+            src = (i if stored[0] > 1 else 0, j if stored[1] > 1 else 0)
+            colors[(i, j)] = source_colors[src]
+            texts[(i, j)] = _fmt(grad[i, j])
+            parts.setdefault(src, []).append(grad[i, j])
+    for src, cells in parts.items():
+        assert torch.allclose(source_grad[src], torch.stack(cells).sum().to(x.dtype)), \
+            "drawn sum disagrees with autograd"
+
+    rows = max(grad.shape[0], stored[0])
+    fig, axes = plt.subplots(1, 2, figsize=(0.8 * (grad.shape[1] + stored[1]) + 2.4, 0.8 * rows + 1.2),
+                             layout="constrained",
+                             gridspec_kw={"width_ratios": [grad.shape[1], max(stored[1], 1.6)]})
+    _grid(axes[0], tuple(grad.shape), f"gradient arriving at x.expand{tuple(grad.shape)}",
+          texts, colors)
+    _grid(axes[1], stored, f"x.grad {tuple(x.shape)}: sums",
+          {src: _fmt(source_grad[src]) for src in parts}, source_colors,
+          {src: f"sum of {len(cells)}" for src, cells in parts.items()})
     return fig

@@ -8,8 +8,8 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
-from tensorlens.figures import (MAX_SIDE, broadcast_figure, gather_figure, paired_vs_grid_figure,
-                               scatter_figure)
+from tensorlens.figures import (MAX_SIDE, broadcast_figure, expand_grad_figure, gather_figure,
+                               paired_vs_grid_figure, scatter_figure)
 
 
 def _panel_texts(ax):
@@ -174,3 +174,37 @@ def test_paired_vs_grid_figure_labels_what_torch_picks():
 def test_paired_vs_grid_figure_refuses_bad_input_by_name(rows, cols, error, words):
     with pytest.raises(error, match=words):
         paired_vs_grid_figure(torch.zeros(3, 4), rows, cols)
+
+
+@pytest.mark.parametrize("x, grad", [
+    (torch.tensor([[1.0], [2.0], [3.0]]), torch.arange(12.).reshape(3, 4)),
+    (torch.ones(4), torch.arange(20.).reshape(5, 4)),
+    (torch.tensor(2.0, dtype=torch.float64), torch.ones(2, 3)),
+])
+def test_expand_grad_figure_shows_autograds_sums(x, grad):
+    fig = expand_grad_figure(x, grad)
+    try:
+        leaf = x.clone().requires_grad_()
+        leaf.expand(grad.shape).backward(grad.to(x.dtype))
+        stored = (1,) * (2 - x.dim()) + tuple(x.shape)
+        drawn = _panel_texts(fig.axes[1])
+        expected = leaf.grad.reshape(stored)
+        for r in range(stored[0]):
+            for c in range(stored[1]):
+                copies = grad.numel() // x.numel()
+                assert drawn[(r, c)] == [f"{expected[r, c].item():g}", f"sum of {copies}"]
+        incoming = _panel_texts(fig.axes[0])
+        assert len(incoming) == grad.numel()
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("x, grad, error, words", [
+    ("x", torch.ones(2, 2), TypeError, "x must be a torch.Tensor"),
+    (torch.ones(2, dtype=torch.int64), torch.ones(2, 2), TypeError, "floating-point"),
+    (torch.ones(1, 1, 1), torch.ones(2, 2), ValueError, "at most 2 dims"),
+    (torch.ones(3), torch.ones(2, 2), ValueError, "cannot be expanded"),
+])
+def test_expand_grad_figure_refuses_bad_input_by_name(x, grad, error, words):
+    with pytest.raises(error, match=words):
+        expand_grad_figure(x, grad)
