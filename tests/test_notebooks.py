@@ -222,3 +222,17 @@ def test_no_solution_can_be_copied_from_the_chapter(path):
                     answer = ast.unparse(node.value)
                     assert len(_normalized(answer)) < 12 or _normalized(answer) not in elsewhere, \
                         f"{fn.name}'s answer `{answer}` appears elsewhere in the chapter"
+
+
+def test_no_code_cell_is_repeated_across_notebooks():
+    """One home per concept: a cell of three or more lines lives in one chapter only (the shared
+    setup cell aside); other chapters link to it."""
+    homes = {}
+    for path in NOTEBOOKS:
+        for cell in _load(path)["cells"][1:]:
+            lines = [line.rstrip() for line in _source(cell).strip().splitlines() if line.strip()]
+            if cell["cell_type"] == "code" and len(lines) >= 3:
+                homes.setdefault("\n".join(lines), set()).add(path.name)
+    repeated = {code: sorted(names) for code, names in homes.items() if len(names) > 1}
+    assert not repeated, f"{len(repeated)} code cells appear in several notebooks, e.g. " \
+                         f"{next(iter(repeated.values()))}: {next(iter(repeated))[:80]!r}"
