@@ -49,13 +49,14 @@ from dataclasses import dataclass
 
 import nbformat
 
+from .results import POINTS_PER_EXERCISE
 from .student import make_student_notebook
 
 __all__ = ["Question", "chapter_questions", "autograder_requirements", "build_wheel",
            "build_assignment", "build_assignments", "POINTS", "main"]
 
-#: points per exercise
-POINTS = 1
+#: points per exercise (the same on every grading path)
+POINTS = POINTS_PER_EXERCISE
 #: where Gradescope (and otter grade's containers) unpack the autograder zip
 AUTOGRADER_SOURCE = "/autograder/source"
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"

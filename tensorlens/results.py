@@ -20,8 +20,10 @@ import io
 import pathlib
 from dataclasses import dataclass, field
 
-__all__ = ["Row", "COLUMNS_BEFORE", "COLUMNS_AFTER", "POINTS_POSSIBLE_LABEL", "table", "write_csv"]
+__all__ = ["POINTS_PER_EXERCISE", "Row", "COLUMNS_BEFORE", "COLUMNS_AFTER", "POINTS_POSSIBLE_LABEL", "table", "write_csv"]
 
+#: every exercise is one question worth this many points, on every path
+POINTS_PER_EXERCISE = 1
 COLUMNS_BEFORE = ["file"]
 COLUMNS_AFTER = ["total_points_earned", "percent_correct", "grading_status"]
 POINTS_POSSIBLE_LABEL = "points-per-question"
@@ -53,10 +55,8 @@ def table(possible: dict, rows: list[Row]) -> list[list[str]]:
     Raises
     ------
     ValueError
-        If ``possible`` is empty or a row scores a question ``possible`` does not name.
+        If a row scores a question ``possible`` does not name.
     """
-    if not possible:
-        raise ValueError("possible: no questions to report")
     questions = sorted(possible)
     total_possible = sum(possible.values())
     out = [COLUMNS_BEFORE + questions + COLUMNS_AFTER,

@@ -281,3 +281,41 @@ def test_time_and_memory_per_submission(otter_graded):
     # generous bounds for a shared 2-core machine; the measured values are in _build/otter-run.json
     assert all(s < 150 for s in seconds.values()), seconds
     assert max(otter_graded["peak"], otter_graded["stale_peak"]) < GRADESCOPE_MEMORY
+
+
+# ---------------------------------------------------------------- the shared results format
+
+
+def test_results_table_has_otters_columns_and_explains_each_row():
+    from tensorlens.results import Row, table
+
+    rows = table({"b.y": 1, "a.x": 2}, [
+        Row("zed.ipynb", {"a.x": 2, "b.y": 0}, ["b.y: fail: wrong values"]),
+        Row("amy.ipynb", {"a.x": 2, "b.y": 1}),
+        Row("bad.pdf", failure="not a readable notebook"),
+    ])
+    assert rows == [
+        ["file", "a.x", "b.y", "total_points_earned", "percent_correct", "grading_status"],
+        ["points-per-question", "2.0", "1.0", "3.0", "1", "--"],
+        ["amy.ipynb", "2.0", "1.0", "3.0", "1.0", "Completed"],
+        ["bad.pdf", "0.0", "0.0", "0.0", "0.0", "not a readable notebook"],
+        ["zed.ipynb", "2.0", "0.0", "2.0", "0.6667", "Completed; b.y: fail: wrong values"],
+    ]
+    with pytest.raises(ValueError, match="rows: x scores questions not in possible"):
+        table({"a.x": 1}, [Row("x", {"c.z": 1})])
+
+
+def test_otter_grade_refuses_bad_arguments(tmp_path):
+    from tensorlens import otter_grade
+
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "not.zip").write_text("no")
+    with pytest.raises(ValueError, match="autograder: .* is not a zip file"):
+        otter_grade.questions_of(tmp_path / "not.zip")
+    with pytest.raises(ValueError, match="submissions: no files"):
+        otter_grade.grade(tmp_path / "subs", tmp_path / "not.zip", tmp_path / "out")
+    with pytest.raises(ValueError, match="submissions: .* is not a folder"):
+        otter_grade.grade(tmp_path / "nope", tmp_path / "not.zip", tmp_path / "out")
+    with pytest.raises(ValueError, match="timeout"):
+        otter_grade.grade(tmp_path / "subs", tmp_path / "not.zip", tmp_path / "out", timeout=0)
+    assert otter_grade.main([str(tmp_path / "nope"), "-a", str(tmp_path / "not.zip")]) == 2
