@@ -319,3 +319,14 @@ def test_otter_grade_refuses_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="timeout"):
         otter_grade.grade(tmp_path / "subs", tmp_path / "not.zip", tmp_path / "out", timeout=0)
     assert otter_grade.main([str(tmp_path / "nope"), "-a", str(tmp_path / "not.zip")]) == 2
+
+
+def test_the_otter_commands_in_teachers_md_exist():
+    text = (ROOT / "book" / "teachers.md").read_text()
+    commands = re.findall(r"^(otter (grade|run) .*)$", text, re.M)
+    assert {c[1] for c in commands} == {"grade", "run"}
+    for line, sub in commands:
+        helptext = subprocess.run([sys.executable, "-m", "otter", sub, "--help"], capture_output=True,
+                                  text=True, check=True).stdout
+        for option in re.findall(r"(?<=\s)(--?[a-z][a-z-]*)", line):
+            assert re.search(rf"(^|[\s,]){re.escape(option)}\b", helptext, re.M), (line, option)
