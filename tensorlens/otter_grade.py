@@ -93,7 +93,8 @@ def _reason(output: str) -> str:
         lines = output.split(marker, 1)[1].splitlines()
         head = lines[0].split(": ", 1)[-1] if lines else ""
         if len(lines) > 1 and lines[1].startswith("  "):
-            return f"{head}: {lines[1].strip()}"
+            detail = lines[1].strip()
+            return detail if detail.startswith(head) else f"{head}: {detail}"
         return head
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     return lines[-1] if lines else "no output"

@@ -143,7 +143,6 @@ def make_samples(chapter: Chapter, dest: pathlib.Path) -> dict:
     looks_right = {view: _COPY, tensor_ones[0]: _SHAPE, tensor_ones[1]: _DTYPE}
     samples = {
         "correct": (chapter.sample({f: "right" for f in names}, checks=True), n),
-        "partly_wrong": (chapter.sample({f: "right" for f in names[:half]}), half),
         # every answer wrong in a way that looks right; the rest stay stubs
         "looks_right": (chapter.sample(looks_right), 0),
         "raises": (chapter.sample({**{f: "right" for f in names}, names[0]: _RAISES},
@@ -152,7 +151,11 @@ def make_samples(chapter: Chapter, dest: pathlib.Path) -> dict:
         # and a function that never returns (stopped at its question's time limit)
         "loops_forever": (chapter.sample({**{f: "right" for f in names}, names[-1]: _LOOPS},
                                          extra_cells=[_LOOPS]), n - 1),
-        "vandal": (chapter.sample({f: "right" for f in names[half:]}, extra_cells=[VANDAL]), n - half),
+        # partly wrong (half the functions right, the others stubs), and it overwrites the test
+        # files with ones that always pass and deletes the other files in its folder: it must
+        # still get exactly its partial score
+        "partly_wrong_vandal": (chapter.sample({f: "right" for f in names[half:]},
+                                               extra_cells=[VANDAL]), n - half),
     }
     dest.mkdir(parents=True, exist_ok=True)
     expected = {}
@@ -168,8 +171,7 @@ def make_renamed(chapter: Chapter, dest: pathlib.Path) -> tuple[str, str]:
     """A correct sample whose first function was renamed (in its cell and its check); returns the
     file name and the old function name."""
     old = chapter.questions[0].function
-    nb = chapter.sample({f.function: "right" for f in chapter.questions}, rename={old: old + "_v2"},
-                        checks=True)
+    nb = chapter.sample({f.function: "right" for f in chapter.questions}, rename={old: old + "_v2"})
     dest.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, dest / "renamed.ipynb")
     return "renamed.ipynb", old

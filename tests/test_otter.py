@@ -200,11 +200,14 @@ class _PeakMemory:
         self._thread.join()
 
 
-def _grade(submissions, autograder, out):
+def _start_grading(submissions, autograder, out):
     proc = subprocess.Popen([sys.executable, "-m", "tensorlens.otter_grade", str(submissions),
                              "-a", str(autograder), "--out", str(out), "--timeout", "300"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    memory = _PeakMemory(proc.pid)
+    return proc, _PeakMemory(proc.pid), out
+
+
+def _finish_grading(proc, memory, out):
     stdout, stderr = proc.communicate(timeout=1200)
     memory.stop()
     assert proc.returncode == 0, stderr
@@ -218,9 +221,10 @@ def otter_graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("otter")
     path, questions = otter_samples.pick_chapter()
     chapter = otter_samples.Chapter(path, questions)
-    built = assignments.build_assignment(path, root / "assignment", time_limit=8, question_limit=4)
+    # limits short enough to keep the test quick, long enough for a busy machine: the notebook
+    # limit covers the setup cell (imports), the question limit the slowest correct check
+    built = assignments.build_assignment(path, root / "assignment", time_limit=12, question_limit=8)
     expected = otter_samples.make_samples(chapter, root / "submissions")
-    rows, seconds, peak = _grade(root / "submissions", built["autograder"], root / "grades")
     # an autograder built before an exercise was removed: its test names an id that is gone
     stale = root / "stale.zip"
     shutil.copyfile(built["autograder"], stale)
@@ -228,7 +232,11 @@ def otter_graded(tmp_path_factory):
     with zipfile.ZipFile(stale, "a") as zf:
         zf.writestr(f"tests/{gone.exercise_id}.py", assignments.test_file(gone))
     renamed, old_name = otter_samples.make_renamed(chapter, root / "renamed")
-    stale_rows, stale_seconds, stale_peak = _grade(root / "renamed", stale, root / "stale-grades")
+    # the two gradings run side by side (each otter run waits on its kernel much of the time)
+    main = _start_grading(root / "submissions", built["autograder"], root / "grades")
+    side = _start_grading(root / "renamed", stale, root / "stale-grades")
+    rows, seconds, peak = _finish_grading(*main)
+    stale_rows, stale_seconds, stale_peak = _finish_grading(*side)
     record = {"chapter": path.stem, "seconds_per_submission": {**seconds, **stale_seconds},
               "peak_memory_mib": round(max(peak, stale_peak) / 2**20, 1)}
     (ROOT / "_build").mkdir(exist_ok=True)
@@ -256,12 +264,13 @@ def test_each_failure_is_explained(otter_graded):
         assert phrase in status["looks_right.ipynb"]
     assert "your function raised ValueError: a bug in my function" in status["raises.ipynb"]
     last = otter_graded["questions"][-1].exercise_id
-    assert f"the check of {last} ran past its time limit of 4 s" in status["loops_forever.ipynb"]
+    assert f"the check of {last} ran past its time limit of 8 s" in status["loops_forever.ipynb"]
     assert "not a readable notebook" in status["not_a_notebook.ipynb"]
     assert all(float(v) == 0 for k, v in rows["not_a_notebook.ipynb"].items()
                if k not in ("file", "grading_status"))
-    # the vandal overwrote the tests with ones that always pass: it still gets its true score
-    assert status["vandal.ipynb"].count("not implemented yet") >= 1
+    # the vandal overwrote the tests with ones that always pass: its stubs still score 0
+    n = len(otter_graded["questions"])
+    assert status["partly_wrong_vandal.ipynb"].count("not implemented yet") == n // 2
 
 
 def test_renamed_function_and_removed_exercise(otter_graded):
@@ -322,11 +331,12 @@ def test_otter_grade_refuses_bad_arguments(tmp_path):
 
 
 def test_the_otter_commands_in_teachers_md_exist():
+    from otter.cli import cli
+
     text = (ROOT / "book" / "teachers.md").read_text()
     commands = re.findall(r"^(otter (grade|run) .*)$", text, re.M)
     assert {c[1] for c in commands} == {"grade", "run"}
     for line, sub in commands:
-        helptext = subprocess.run([sys.executable, "-m", "otter", sub, "--help"], capture_output=True,
-                                  text=True, check=True).stdout
+        known = {o for p in cli.commands[sub].params for o in getattr(p, "opts", [])}
         for option in re.findall(r"(?<=\s)(--?[a-z][a-z-]*)", line):
-            assert re.search(rf"(^|[\s,]){re.escape(option)}\b", helptext, re.M), (line, option)
+            assert option in known, (line, option)
