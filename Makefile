@@ -17,7 +17,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONWARNINGS :=
 
-.PHONY: book test setup lab sync execute student chromium unit notebooks book-strict browser js clean
+.PHONY: book test setup lab sync execute student assignments chromium unit notebooks book-strict browser js clean
 
 book: setup $(EXECUTION_STAMP)
 	@rm -rf _build/html _build/jupyter_execute _build/.doctrees
@@ -81,6 +81,10 @@ execute: setup
 
 student: setup
 	$(PY) -m tensorlens.student notebooks dist/student
+
+# An Otter-Grader assignment per chapter: student notebook, tests, Gradescope autograder.zip.
+assignments: setup
+	$(PY) -m tensorlens.assignments notebooks dist/assignments
 
 clean:
 	rm -rf _build _extra dist

@@ -2,10 +2,16 @@
 
 Usage::
 
-    python -m tensorlens.grade SUBMISSIONS_DIR [--timeout 120] [--out grades] [--jobs 1]
+    python -m tensorlens.grade SUBMISSIONS_DIR [--timeout 120] [--out grades]
 
-``SUBMISSIONS_DIR`` holds one ``.ipynb`` per student (the student is the file name without
-``.ipynb``) or one folder per student (the folder name; every notebook inside counts).
+``SUBMISSIONS_DIR`` holds one file per student (the student is the file name without its
+extension; a file that is not a readable notebook scores 0, with a line saying so) or one folder
+per student (the folder name; every notebook inside counts).
+
+This is the zero-setup path for a handful of notebooks on one machine. For a class, use the
+chapter's Otter-Grader autograder (``make assignments``): ``otter grade --containers N`` runs each
+submission in its own Docker container, several at a time, and Gradescope runs the same zip.
+Both write the same CSV columns (:mod:`tensorlens.results`).
 
 Contract
 --------
@@ -28,13 +34,17 @@ Contract
   student's grade is the best over their notebooks (in the order of ``GRADES``).
 - When a verdict names the module of the checked function (``fn_module``) and it is not the
   notebook's own (``__main__``), the summary flags it (e.g. tensorlens's own solution).
-- Writes to ``--out``: ``grades.csv`` (one row per student, one column per exercise, then
-  ``passed``), ``summary.md`` (the same table plus per-exercise counts, exercises checked in
-  several notebooks and what went wrong in each submission) and
-  ``executed/<student>/<notebook>.ipynb`` (the notebooks as they ran).
+- Writes to ``--out``: ``grades.csv`` in the format of :mod:`tensorlens.results` (the columns of
+  Otter-Grader's ``final_grades.csv``: ``file`` (the student), one column of points per exercise,
+  ``total_points_earned``, ``percent_correct``, ``grading_status``: ``Completed`` plus one
+  ``<exercise>: <grade>: <message>`` per exercise not passed), ``summary.md`` (a table of grades,
+  per-exercise counts, exercises checked in several notebooks and what went wrong in each
+  submission) and ``executed/<student>/<notebook>.ipynb`` (the notebooks as they ran).
+- Submissions run one at a time: for parallel grading with real isolation, use Otter's
+  containers.
 - This isolates submissions from each other's accidents and casual tampering; it is not a
   security sandbox. Code running as the same user can still reach other processes and files of
-  that user (e.g. another run's kernel while ``--jobs`` > 1), and a student who sets out to forge
+  that user, and a student who sets out to forge
   their own verdicts can. Run untrusted classes in a container or VM, or as a separate user, and
   spot-check the executed notebooks.
 """
@@ -43,8 +53,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import csv
-import io
 import json
 import os
 import pathlib
@@ -55,12 +63,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import nbformat
 
 from ._processes import kill_until_gone, marked
+from .results import POINTS_PER_EXERCISE, Row, write_csv
 
 __all__ = ["Submission", "NotebookGrade", "find_submissions", "expected_checks", "grade_notebook",
            "combine", "kill_run", "grade", "main", "GRADES"]
@@ -103,21 +111,27 @@ class NotebookGrade:
 def find_submissions(folder) -> list[Submission]:
     """Every submission under ``folder``, sorted by student then notebook.
 
+    Every file directly in ``folder`` is a submission, notebook or not (one that is not is graded
+    as unreadable); inside a student's folder only the notebooks count (other files may be their
+    data). Names starting with a dot (``.ipynb_checkpoints``) are skipped.
+
     Raises
     ------
     ValueError
-        If ``folder`` is not a directory or holds no notebook.
+        If ``folder`` is not a directory or holds no submission.
     """
     folder = pathlib.Path(folder)
     if not folder.is_dir():
         raise ValueError(f"submissions folder {folder} does not exist")
     found = []
-    for path in sorted(folder.rglob("*.ipynb")):
+    for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)
-        if any(part.startswith(".") for part in rel.parts):  # .ipynb_checkpoints and the like
+        if not path.is_file() or any(part.startswith(".") for part in rel.parts):
             continue
-        student = path.stem if len(rel.parts) == 1 else rel.parts[0]
-        found.append(Submission(student, path.name, path.read_bytes()))
+        if len(rel.parts) == 1:
+            found.append(Submission(path.stem, path.name, path.read_bytes()))
+        elif path.suffix == ".ipynb":
+            found.append(Submission(rel.parts[0], path.name, path.read_bytes()))
     if not found:
         raise ValueError(f"no notebooks found in {folder}")
     return found
@@ -186,7 +200,8 @@ def grade_notebook(sub: Submission, timeout: float, kernel: str = "python3") -> 
     try:
         nb = nbformat.reads(sub.content.decode("utf-8"), as_version=4)
     except Exception as err:  # not a notebook: graded as such, never fatal
-        result.run = {"status": "unreadable", "message": f"not a readable notebook: {type(err).__name__}",
+        result.run = {"status": "unreadable",
+                      "message": f"not a readable notebook ({type(err).__name__}); nothing was graded",
                       "cell_errors": [], "stopped_at": None}
         return result
     expected = expected_checks(nb)
@@ -372,28 +387,51 @@ def _one_line(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def grade(submissions_dir, out_dir, timeout: float = 120, jobs: int = 1, kernel: str = "python3") -> list[list[str]]:
-    """Grade every submission and write the reports; returns the table written to grades.csv.
+def _csv_rows(students, exercises, per_student, graded: list[NotebookGrade]) -> list[Row]:
+    """The rows of grades.csv (see :mod:`tensorlens.results`): points, and a line per problem."""
+    rows = []
+    for student in students:
+        mine = [g for g in graded if g.student == student]
+        row = Row(student)
+        unreadable = [g for g in mine if g.run.get("status") == "unreadable"]
+        if len(unreadable) == len(mine):
+            row.failure = "; ".join(f"{g.name}: {g.run['message']}" for g in mine)
+            rows.append(row)
+            continue
+        row.problems += [f"{g.name}: {g.run['message']}" for g in unreadable]
+        for exercise_id in exercises:
+            value = per_student[student].get(exercise_id, "missing")
+            row.scores[exercise_id] = POINTS_PER_EXERCISE if value == "pass" else 0
+            if value != "pass":
+                message = next((g.messages[exercise_id] for g in mine if g.grades.get(exercise_id) == value
+                                and g.messages.get(exercise_id)), "")
+                message = " ".join(str(message).split())[:200]
+                row.problems.append(f"{exercise_id}: {value}" + (f": {message}" if message else ""))
+        rows.append(row)
+    return rows
+
+
+def grade(submissions_dir, out_dir, timeout: float = 120, kernel: str = "python3") -> list[list[str]]:
+    """Grade every submission, one at a time, and write the reports.
+
+    Returns the table of grades (``pass``, ``fail``, ...) that ``summary.md`` shows;
+    ``grades.csv`` holds the same as points, in the format of :mod:`tensorlens.results`.
 
     Raises
     ------
     ValueError
-        If there is nothing to grade, or ``timeout``/``jobs`` is not positive.
+        If there is nothing to grade, or ``timeout`` is not positive.
     """
-    if not timeout > 0:
-        raise ValueError(f"timeout must be positive, got {timeout}")
-    if not (isinstance(jobs, int) and jobs >= 1):
-        raise ValueError(f"jobs must be a positive int, got {jobs}")
+    if isinstance(timeout, bool) or not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     submissions = find_submissions(submissions_dir)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        graded = list(pool.map(lambda s: grade_notebook(s, timeout, kernel), submissions))
+    graded = [grade_notebook(s, timeout, kernel) for s in submissions]
     students, exercises, per_student, _ = combine(graded)
     rows = _table(students, exercises, per_student)
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
-    (out / "grades.csv").write_text(buffer.getvalue(), encoding="utf-8")
+    write_csv(out / "grades.csv", {e: POINTS_PER_EXERCISE for e in exercises},
+              _csv_rows(students, exercises, per_student, graded))
     (out / "summary.md").write_text(_summary(rows, exercises, graded, timeout), encoding="utf-8")
     for g in graded:
         if g.executed is not None:
@@ -407,14 +445,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tensorlens.grade",
                                      description="Run submitted notebooks in fresh kernels and grade "
                                                  "their tl.check results.")
-    parser.add_argument("submissions", help="folder with one .ipynb (or one folder) per student")
+    parser.add_argument("submissions", help="folder with one file (or one folder) per student")
     parser.add_argument("--timeout", type=float, default=120, help="seconds per notebook (default 120)")
     parser.add_argument("--out", default="grades", help="output folder (default ./grades)")
-    parser.add_argument("--jobs", type=int, default=1, help="notebooks run at the same time (default 1)")
     parser.add_argument("--kernel", default="python3", help="Jupyter kernel name (default python3)")
     args = parser.parse_args(argv)
     try:
-        rows = grade(args.submissions, args.out, args.timeout, args.jobs, args.kernel)
+        rows = grade(args.submissions, args.out, args.timeout, args.kernel)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

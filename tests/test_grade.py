@@ -31,6 +31,7 @@ EXPECTED = {
     "raises": ["error", "error", "0/2"],  # its function raises; a typo leaves the other undefined
     "wrong": ["fail", "fail", "0/2"],  # a copy where a view is required; a stub left in place
 }
+NOT_A_NOTEBOOK = "not_a_notebook"  # a text file handed in instead of a notebook
 
 
 def _digest(folder):
@@ -52,9 +53,35 @@ def graded(tmp_path_factory):
 def test_grades_of_the_samples(graded):
     root, run, _, _ = graded
     assert run.returncode == 0, run.stderr
-    rows = list(csv.reader((root / "out" / "grades.csv").open()))
-    assert rows[0] == ["student", "memory_layout.transpose_view", "memory_layout.as_column", "passed"]
-    assert {r[0]: r[1:] for r in rows[1:]} == EXPECTED
+    summary = (root / "out" / "summary.md").read_text()
+    assert "| student | memory_layout.transpose_view | memory_layout.as_column | passed |" in summary
+    for student, grades in EXPECTED.items():
+        assert f"| {student} | {' | '.join(grades)} |" in summary
+    assert f"| {NOT_A_NOTEBOOK} |  |  | 0/2 |" not in summary
+
+
+def test_grades_csv_has_otters_columns(graded):
+    root, _, _, _ = graded
+    rows = list(csv.DictReader((root / "out" / "grades.csv").open()))
+    # the columns of Otter-Grader's final_grades.csv (tensorlens.results), exercises sorted
+    assert list(rows[0]) == ["file", "memory_layout.as_column", "memory_layout.transpose_view",
+                             "total_points_earned", "percent_correct", "grading_status"]
+    by_file = {r["file"]: r for r in rows}
+    assert by_file.pop("points-per-question")["total_points_earned"] == "2.0"
+    assert set(by_file) == set(EXPECTED) | {NOT_A_NOTEBOOK}
+    for student, (transpose, column, passed) in EXPECTED.items():
+        row = by_file[student]
+        assert float(row["memory_layout.transpose_view"]) == (transpose == "pass")
+        assert float(row["memory_layout.as_column"]) == (column == "pass")
+        assert float(row["total_points_earned"]) == int(passed.split("/")[0])
+    assert by_file["correct"]["grading_status"] == "Completed"
+    assert "memory_layout.as_column: timeout" in by_file["never_finishes"]["grading_status"]
+    assert ("memory_layout.transpose_view: fail: the result is not a view of `x`"
+            in by_file["wrong"]["grading_status"])
+    bad = by_file[NOT_A_NOTEBOOK]
+    assert bad["total_points_earned"] == "0.0"
+    assert bad["grading_status"] == ("not_a_notebook.txt: not a readable notebook (NotJSONError); "
+                                     "nothing was graded")
 
 
 def test_summary_explains_what_went_wrong(graded):
@@ -72,7 +99,7 @@ def test_nothing_outside_the_run_is_damaged(graded):
     assert before == after  # the submissions folder is untouched
     executed = sorted(p.relative_to(root / "out" / "executed").as_posix()
                       for p in (root / "out" / "executed").rglob("*.ipynb"))
-    assert executed == [f"{name}/{name}.ipynb" for name in sorted(EXPECTED)]
+    assert executed == [f"{name}/{name}.ipynb" for name in sorted(EXPECTED)]  # not the .txt
     ran = nbformat.read(root / "out" / "executed" / "deletes_files" / "deletes_files.ipynb", as_version=4)
     assert any("done" in o.get("text", "") for c in ran.cells for o in c.get("outputs", []))
 
@@ -184,12 +211,15 @@ def test_expected_checks_reads_check_calls():
 
 def test_find_submissions(tmp_path):
     (tmp_path / "ann.ipynb").write_text("{}")
+    (tmp_path / "cid.pdf").write_text("not a notebook")  # a student's file: graded as unreadable
     (tmp_path / "bob").mkdir()
     (tmp_path / "bob" / "03.ipynb").write_text("{}")
+    (tmp_path / "bob" / "data.csv").write_text("1,2")  # a student's data, beside their notebook
     (tmp_path / "bob" / ".ipynb_checkpoints").mkdir()
     (tmp_path / "bob" / ".ipynb_checkpoints" / "03-checkpoint.ipynb").write_text("{}")
     found = grade.find_submissions(tmp_path)
-    assert [(s.student, s.name) for s in found] == [("ann", "ann.ipynb"), ("bob", "03.ipynb")]
+    assert [(s.student, s.name) for s in found] == [("ann", "ann.ipynb"), ("bob", "03.ipynb"),
+                                                     ("cid", "cid.pdf")]
     hidden_only = tmp_path / "hidden_only"
     (hidden_only / ".ipynb_checkpoints").mkdir(parents=True)
     (hidden_only / ".ipynb_checkpoints" / "x.ipynb").write_text("{}")
@@ -208,3 +238,19 @@ def test_cli_rejects_bad_arguments(tmp_path):
     assert grade.main([str(tmp_path / "missing")]) == 2
     with pytest.raises(ValueError, match="timeout"):
         grade.grade(SAMPLES, tmp_path, timeout=0)
+
+
+def test_an_exercise_that_no_longer_exists_scores_zero_with_a_clear_line(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import tensorlens as tl\n"
+        "def transpose_view(x):\n    return x.T\n"
+        'tl.check("memory_layout.transpose_view", transpose_view)\n'
+        'tl.check("memory_layout.no_longer_here", transpose_view)')])
+    (tmp_path / "subs").mkdir()
+    nbformat.write(nb, tmp_path / "subs" / "old.ipynb")
+    grade.grade(tmp_path / "subs", tmp_path / "out", timeout=60)
+    row = next(r for r in csv.DictReader((tmp_path / "out" / "grades.csv").open()) if r["file"] == "old")
+    assert float(row["memory_layout.transpose_view"]) == 1
+    assert float(row["memory_layout.no_longer_here"]) == 0 and row["total_points_earned"] == "1.0"
+    assert ("memory_layout.no_longer_here: error: there is no exercise "
+            "'memory_layout.no_longer_here'") in row["grading_status"]
