@@ -8,7 +8,9 @@ Contract
 --------
 - The exercises of a chapter are read from the chapter itself: every ``check("<id>", <name>)``
   call in its code cells, in order, where ``<name>`` is a function defined in a cell tagged
-  ``solution``. Nothing lists exercises or chapters by hand. A check of an id that
+  ``solution``. A check of a function defined in its own cell is a worked example (a wrong
+  attempt and its failing report), not a question. Nothing lists exercises or chapters by hand.
+  A check of an id that
   ``tensorlens.exercises.EXERCISES`` does not hold, or of a function no solution cell defines, is
   a ``ValueError`` naming the chapter (nothing is written for it then).
 - For every chapter notebook ``NN-name.ipynb`` with at least one exercise, writes
@@ -75,15 +77,19 @@ class Question:
 
 
 def _calls(source: str):
+    """``(exercise id, function name)`` of each check call, except those checking a function the
+    same cell defines (a worked example of a failing check)."""
     try:
         tree = ast.parse(_MAGIC.sub("", source))
     except SyntaxError:
         return
+    defined_here = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for node in ast.walk(tree):
         if (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) == "check"
                 and len(node.args) == 2 and isinstance(node.args[0], ast.Constant)
                 and isinstance(node.args[0].value, str) and isinstance(node.args[1], ast.Name)):
-            yield node.args[0].value, node.args[1].id
+            if node.args[1].id not in defined_here:
+                yield node.args[0].value, node.args[1].id
 
 
 def chapter_questions(nb, name: str = "notebook") -> list[Question]:

@@ -145,6 +145,10 @@ def test_bad_chapters_and_arguments_are_refused(tmp_path):
         chapter_questions(nb, "x.ipynb")
     nb.cells[1].source = f'tl.check("{some_id}", f)'
     assert chapter_questions(nb, "x.ipynb") == [Question(some_id, "f")]
+    # a worked example checks a wrong attempt defined in its own cell: not a question
+    nb.cells.insert(1, nbformat.v4.new_code_cell(
+        f'def attempt(x):\n    return x + 1\n\ntl.check("{some_id}", attempt)'))
+    assert chapter_questions(nb, "x.ipynb") == [Question(some_id, "f")]
     with pytest.raises(ValueError, match="no notebooks"):
         assignments.build_assignments(tmp_path, tmp_path / "out")
 
