@@ -32,9 +32,17 @@ def _allowed(text):
     return any(pattern.search(text) for pattern in CONSOLE_ALLOWLIST)
 
 
-def _open(browser, url):
-    """Load ``url`` and return (page, problems) after widgets have had time to render."""
+def _open(browser, url, theme=None):
+    """Load ``url`` and return (page, problems) after widgets have had time to render.
+
+    ``theme`` ("light" or "dark") picks the book's theme before the page loads, as its switch in
+    the header does (pydata-sphinx-theme keeps the choice in localStorage), and the system
+    preference to match.
+    """
     page = browser.new_page()
+    if theme is not None:
+        page.emulate_media(color_scheme=theme)
+        page.add_init_script(f"localStorage.setItem('mode', '{theme}'); localStorage.setItem('theme', '{theme}');")
     problems = []
     host = urlparse(url).hostname
 
