@@ -655,9 +655,10 @@ function render({ model, el }) {
 
   /** A button that disables itself would drop the keyboard's focus: hand it to the first op. */
   function keepFocus(button) {
-    if (button.disabled && document.activeElement !== button) {
+    const active = document.activeElement;
+    if (button.disabled && (active === button || !root.contains(active))) {
       const first = controls.querySelector("button");
-      if (first && (document.activeElement === document.body || !root.contains(document.activeElement))) first.focus();
+      if (first) first.focus();
     }
   }
 
