@@ -37,10 +37,13 @@ def _open(browser, url, theme=None):
 
     ``theme`` ("light" or "dark") picks the book's theme before the page loads, as its switch in
     the header does (pydata-sphinx-theme keeps the choice in localStorage), and the system
-    preference to match.
+    preference to match; ``None`` leaves the theme's default.
     """
     page = browser.new_page()
-    if theme is not None:
+    if theme is None:
+        # The theme's default, whatever an earlier test chose (the profile keeps localStorage).
+        page.add_init_script("localStorage.removeItem('mode'); localStorage.removeItem('theme');")
+    else:
         page.emulate_media(color_scheme=theme)
         page.add_init_script(f"localStorage.setItem('mode', '{theme}'); localStorage.setItem('theme', '{theme}');")
     problems = []

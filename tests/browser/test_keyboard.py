@@ -68,7 +68,7 @@ FOCUSED_IN_FIRST = """([root, selector]) => {
 }"""
 
 
-def test_stride_explorer_by_keyboard_alone(browser, book_url):
+def test_stride_explorer_by_keyboard_alone(browser, book_url, screenshots):
     path, page, problems = _first_page_with(browser, book_url, ".tl-se", "tl-se")
     explorer = page.locator(".tl-se").first
     shape, stride = explorer.locator(".tl-shape"), explorer.locator(".tl-stride")
@@ -102,6 +102,7 @@ def test_stride_explorer_by_keyboard_alone(browser, book_url):
     formula = explorer.locator(".tl-formula")
     assert int(formula.get_attribute("data-position")) == position
     assert name in live.text_content()
+    explorer.screenshot(path=str(screenshots / "keyboard-stride-explorer-cell-focus.png"))
     # ... and the storage cell the element reads is named the same way
     _tab_to(page, FOCUSED_IN_FIRST, [".tl-se", ".tl-cursor[data-kind='storage']"])
     assert re.fullmatch(r"storage \d+, (not read|read by \d+ elements?)",
@@ -130,7 +131,7 @@ def _swap(tuple_text, i, j):
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
-def test_broadcast_explorer_by_keyboard_alone(browser, book_url):
+def test_broadcast_explorer_by_keyboard_alone(browser, book_url, screenshots):
     path, page, problems = _first_page_with(browser, book_url, ".tl-bx", "tl-bx")
     explorer = page.locator(".tl-bx").first
     live = explorer.locator(".tl-bx-live")
@@ -149,6 +150,7 @@ def test_broadcast_explorer_by_keyboard_alone(browser, book_url):
     assert explorer.locator(".tl-bx-result").inner_text() == "[3, 5]"
     assert live.get_attribute("aria-live") == "polite"
     assert live.text_content().endswith("broadcast to [3, 5]")
+    explorer.screenshot(path=str(screenshots / "keyboard-broadcast-explorer-input-focus.png"))
     name = explorer.locator("label[for]").nth(1).inner_text()
     cell = explorer.locator(".tl-bx-cell[data-operand='1'][data-dim='0']")
     assert cell.get_attribute("aria-label").startswith(f"{name}, dim -2: 1 stretched to 3")
