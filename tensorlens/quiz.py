@@ -130,7 +130,7 @@ class Quiz(anywidget.AnyWidget):
     """
 
     _esm = load_esm("quiz.js")
-    _css = load_css("quiz.css")
+    _css = load_css("frame.css", "quiz.css")
 
     questions = traitlets.List(traitlets.Dict()).tag(sync=True)
     title = traitlets.Unicode("").tag(sync=True)

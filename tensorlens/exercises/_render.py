@@ -20,8 +20,12 @@ _MARK = {"pass": "\u2713", "fail": "\u2717", "error": "\u2717", "not_implemented
 _LABEL = {"pass": "passed", "fail": "not yet", "error": "your function raised an error",
           "not_implemented": "not implemented yet", "unknown": "unknown exercise",
           "internal": "checker error"}
-_COLOR = {"pass": "#1a7f37", "fail": "#cf222e", "error": "#cf222e", "not_implemented": "#9a6700",
-          "unknown": "#9a6700", "internal": "#8250df"}
+# The box paints its own light surface and text, so its colours hold on any page (the book's dark
+# theme, JupyterLab's; its code takes the box's text colour, not the page's); each label colour has
+# at least 4.5:1 contrast on that surface (WCAG AA).
+_SURFACE = "background:#ffffff;color:#1f2328"
+_COLOR = {"pass": "#1a7f37", "fail": "#cf222e", "error": "#cf222e", "not_implemented": "#7d4e00",
+          "unknown": "#7d4e00", "internal": "#8250df"}
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -85,10 +89,10 @@ def html(result) -> str:
     title = f" \u2014 {esc(result.title)}" if result.title else ""
     parts = [
         f'<div class="tl-check tl-check-{esc(result.status)}" '
-        f'style="border-left:4px solid {color};padding:4px 10px;margin:4px 0">',
+        f'style="border-left:4px solid {color};padding:4px 10px;margin:4px 0;{_SURFACE}">',
         f'<div class="tl-check-head"><strong style="color:{color}">'
         f'{_MARK.get(result.status, "?")} {esc(_LABEL.get(result.status, result.status))}</strong> '
-        f'<code>{esc(result.exercise_id)}</code>{title}</div>',
+        f'<code style="color:inherit;background:transparent">{esc(result.exercise_id)}</code>{title}</div>',
     ]
     if result.status == "pass":
         if result.tried:

@@ -6,6 +6,9 @@
 // lights up the clashing column and says which dim and sizes clash; text that is not a shape
 // gets a message, never a broken widget. The reader can edit shapes and add or remove operands:
 // all computing happens here (broadcast_rule.js), so it works in the static book with no kernel.
+// The grid is an ARIA table (rows of rowheader, cells), each cell named in words ("A, dim -1: 1
+// stretched to 5, stride 0"), so colour is never the only cue; a polite live region says the
+// result (or the error) after each edit; adding or removing an operand keeps the keyboard's focus.
 // Loaded by tensorlens/broadcast_explorer.py, whose _esm is this file with broadcast_rule.js
 // inlined by tensorlens/_esm.py. State: the synced trait `operands`, a list of
 // {name, text, strides} (strides: of the tensor the operand came from, or null = contiguous).
@@ -82,7 +85,7 @@ function analyse(operands) {
   return { state: "ok", plan, message: "" };
 }
 
-function cell(row, i, j, plan) {
+function cell(row, i, j, plan, name) {
   const size = row.padded[j];
   const conflict = plan.conflict;
   // On a conflict there is no result, so only the clash and the missing dims are marked.
@@ -97,10 +100,17 @@ function cell(row, i, j, plan) {
   else if (size === null) main = target === null || target === 1 ? "(1)" : `(1)\u2192${target}`;
   else main = String(size);
   const sub = row.strides ? `stride ${row.strides[j]}` : mark === "conflict" ? "clash" : "\u00a0";
+  const said = mark === "stretched" ? `${size} stretched to ${target}`
+    : size === null ? `no dim (acts as 1)${target === null || target === 1 ? "" : `, stretched to ${target}`}`
+      : String(size);
+  const words = [`${name}, dim ${j - plan.rank}: ${said}`, mark === "stretched" || size === null ? "" : MARK_TEXT[mark]]
+    .concat(row.strides ? [`stride ${row.strides[j]}`] : []).filter(Boolean).join(", ");
   return h(
     "div",
     {
       class: "tl-bx-cell",
+      role: "cell",
+      "aria-label": words,
       "data-operand": String(i),
       "data-dim": String(j),
       "data-mark": mark,
@@ -116,8 +126,9 @@ let instances = 0;
 function render({ model, el }) {
   const uid = ++instances;
   const root = h("div", { class: "tl-bx", "data-state": "ok" });
-  const grid = h("div", { class: "tl-bx-grid", role: "table" });
-  const message = h("div", { class: "tl-bx-error", role: "status", "aria-live": "polite" });
+  const grid = h("div", { class: "tl-bx-grid", role: "table", "aria-label": "operand shapes, aligned from the right" });
+  const message = h("div", { class: "tl-bx-error" });
+  const live = h("div", { class: "tl-sr-only tl-bx-live", role: "status", "aria-live": "polite" });
   const add = h("button", { class: "tl-bx-add", type: "button", text: "+ operand" });
   const legend = h("div", { class: "tl-bx-legend" }, [
     ...["kept", "stretched", "prepended"].map((mark) =>
@@ -128,6 +139,7 @@ function render({ model, el }) {
     h("div", { class: "tl-bx-title", text: "Broadcasting: shapes aligned from the right" }),
     h("div", { class: "tl-bx-scroll" }, [grid]),
     message,
+    live,
     h("div", { class: "tl-bx-controls" }, [add]),
     legend,
   );
@@ -137,7 +149,7 @@ function render({ model, el }) {
   /** @type {{row: HTMLElement, input: HTMLInputElement, name: HTMLElement, remove: HTMLButtonElement, cells: HTMLElement}[]} */
   let rows = [];
   const resultRow = {
-    shape: h("output", { class: "tl-bx-result" }),
+    shape: h("span", { class: "tl-bx-result" }),
     cells: h("div", { class: "tl-bx-cells" }),
   };
   const header = h("div", { class: "tl-bx-cells tl-bx-header" });
@@ -145,11 +157,12 @@ function render({ model, el }) {
   function buildRows(count) {
     grid.replaceChildren();
     rows = [];
+    const hidden = (text) => h("span", { class: "tl-sr-only", text });
     grid.append(
-      h("div", { class: "tl-bx-line tl-bx-head-line" }, [
-        h("span", { class: "tl-bx-name" }),
-        h("span", { class: "tl-bx-colhead", text: "shape" }),
-        h("span"),
+      h("div", { class: "tl-bx-line tl-bx-head-line", role: "row" }, [
+        h("span", { class: "tl-bx-name", role: "columnheader" }, [hidden("operand")]),
+        h("span", { class: "tl-bx-colhead", role: "columnheader", text: "shape" }),
+        h("span", { role: "columnheader" }, [hidden("remove")]),
         header,
       ]),
     );
@@ -183,22 +196,27 @@ function render({ model, el }) {
         if (operands.length <= 1) return;
         operands.splice(i, 1);
         writeOperands(model, operands);
+        // The button is gone with its row: the keyboard's focus goes to the row now in its place.
+        const next = rows[Math.min(i, rows.length - 1)];
+        if (next) (next.remove.disabled ? next.input : next.remove).focus();
       });
       const row = h("div", { class: "tl-bx-line", role: "row", "data-operand": String(i) }, [
-        name,
-        input,
-        remove,
+        h("span", { class: "tl-bx-name", role: "rowheader" }, [name]),
+        h("span", { role: "cell" }, [input]),
+        h("span", { role: "cell" }, [remove]),
         cells,
       ]);
       grid.append(row);
       rows.push({ row, input, name, remove, cells });
     }
-    grid.append(h("div", { class: "tl-bx-rule", "aria-hidden": "true" }));
+    grid.append(h("div", { class: "tl-bx-rule", role: "none" }));
     grid.append(
       h("div", { class: "tl-bx-line tl-bx-result-line", role: "row" }, [
-        h("span", { class: "tl-bx-name", text: "=" }),
-        resultRow.shape,
-        h("span"),
+        h("span", { class: "tl-bx-name", role: "rowheader", "aria-label": "result" }, [
+          h("span", { "aria-hidden": "true", text: "=" }),
+        ]),
+        h("span", { role: "cell" }, [resultRow.shape]),
+        h("span", { role: "cell" }),
         resultRow.cells,
       ]),
     );
@@ -210,6 +228,11 @@ function render({ model, el }) {
     const outcome = analyse(operands);
     root.dataset.state = outcome.state;
     message.textContent = outcome.message;
+    const said = outcome.state === "ok"
+      ? `${operands.map((op) => `${op.name} ${op.text.trim() === "" ? "[]" : `[${op.text.trim()}]`}`).join(", ")} ` +
+        `broadcast to ${formatShape(outcome.plan.result)}`
+      : outcome.message;
+    if (live.textContent !== said) live.textContent = said;
     const plan = outcome.plan;
     const rank = plan ? plan.rank : 0;
     // Name, input, remove button, then one column per dim of the result (none while invalid).
@@ -218,7 +241,7 @@ function render({ model, el }) {
       (rank > 0 ? ` repeat(${rank}, minmax(4.2em, max-content))` : "");
     header.replaceChildren(
       ...Array.from({ length: rank }, (_, j) =>
-        h("span", { class: "tl-bx-colhead", "data-dim": String(j), text: `dim ${j - rank}` }),
+        h("span", { class: "tl-bx-colhead", role: "columnheader", "data-dim": String(j), text: `dim ${j - rank}` }),
       ),
     );
     operands.forEach((op, i) => {
@@ -231,7 +254,7 @@ function render({ model, el }) {
       r.input.setAttribute("aria-invalid", String(invalid));
       r.remove.disabled = operands.length <= 1;
       r.remove.setAttribute("aria-label", `remove ${op.name}`);
-      r.cells.replaceChildren(...(plan ? plan.rows[i].padded.map((_, j) => cell(plan.rows[i], i, j, plan)) : []));
+      r.cells.replaceChildren(...(plan ? plan.rows[i].padded.map((_, j) => cell(plan.rows[i], i, j, plan, op.name)) : []));
     });
     resultRow.shape.textContent = outcome.state === "ok" ? formatShape(plan.result) : "";
     resultRow.cells.replaceChildren(
@@ -240,6 +263,8 @@ function render({ model, el }) {
         const text = plan && plan.result ? String(plan.result[j]) : clash ? "\u2717" : "?";
         return h("div", {
           class: "tl-bx-result-cell",
+          role: "cell",
+          "aria-label": `result, dim ${j - rank}: ${plan && plan.result ? text : clash ? "clash" : "unknown"}`,
           "data-dim": String(j),
           "data-mark": clash ? "conflict" : "result",
         }, [h("span", { class: "tl-bx-size", text })]);
@@ -253,6 +278,8 @@ function render({ model, el }) {
     if (operands.length >= MAX_OPERANDS) return;
     operands.push({ name: nextName(operands), text: "1", strides: null });
     writeOperands(model, operands);
+    // The new row's input takes the focus, so the keyboard can type its shape at once.
+    if (rows.length) rows[rows.length - 1].input.focus();
   });
 
   model.on("change:operands", update);

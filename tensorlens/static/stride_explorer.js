@@ -3,8 +3,13 @@
 // Draws the logical elements (1-D row, 2-D grid, 3-D+ as a stack of 2-D slices) above the flat
 // storage strip, each storage cell and every element that reads it in the same colour. Pointing
 // at an element shows `offset + sum(index * stride) = position`; pointing at a storage cell
-// highlights every element that reads it. Buttons apply view operations in the browser (no kernel
-// needed) and write the chosen ops back to the model. The storage strip shows the whole storage
+// highlights every element that reads it. The keyboard does the same: each drawing has one
+// focusable cell (Tab to it, arrow keys move it), and focus on a cell explains it as pointing does;
+// each cell's accessible name says what it is ("element [1, 2], storage 6"). Buttons apply view
+// operations in the browser (no kernel needed) and write the chosen ops back to the model; a polite
+// live region then says the new expression with its shape, stride and offset. Colours come from
+// frame.css (light or dark, following the page) and each cell's text is black or white, whichever
+// contrasts more with the cell's colour; the widget redraws when the page's theme changes. The storage strip shows the whole storage
 // when it fits under max_elements, else only the span the view reads (storageWindow), each cell
 // labelled with its true storage position.
 // Loaded by tensorlens/stride_explorer.py (anywidget), which inlines ./view_math.js through
@@ -76,41 +81,124 @@ export function readArgs(spec, texts, v) {
 // ---- colours -------------------------------------------------------------------------------------
 
 const PALETTE = 256;
+const WOBBLE = 0.08;
 
-function hslToRgb(h, s, l) {
-  const k = (n) => (n + h / 30) % 12;
-  const a = s * Math.min(l, 1 - l);
-  const f = (n) => l - a * Math.max(-1, Math.min(k(n) - 3, Math.min(9 - k(n), 1)));
-  return [Math.round(f(0) * 255), Math.round(f(8) * 255), Math.round(f(4) * 255)];
+/** An OKLCH colour (lightness 0-1, chroma, hue in degrees) as sRGB bytes, chroma cut to fit. */
+function oklchToRgb(L, C, hDeg) {
+  const h = (hDeg * Math.PI) / 180;
+  for (let c = C; ; c *= 0.9) {
+    const a = c * Math.cos(h);
+    const b = c * Math.sin(h);
+    const l_ = (L + 0.3963377774 * a + 0.2158037573 * b) ** 3;
+    const m_ = (L - 0.1055613458 * a - 0.0638541728 * b) ** 3;
+    const s_ = (L - 0.0894841775 * a - 1.291485548 * b) ** 3;
+    const lin = [
+      4.0767416621 * l_ - 3.3077115913 * m_ + 0.2309699292 * s_,
+      -1.2684380046 * l_ + 2.6097574011 * m_ - 0.3413193965 * s_,
+      -0.0041960863 * l_ - 0.7034186147 * m_ + 1.707614701 * s_,
+    ];
+    if (c < 0.002 || lin.every((x) => x >= -1e-4 && x <= 1 + 1e-4)) {
+      return lin.map((x) => {
+        const v = Math.min(1, Math.max(0, x));
+        return Math.round(255 * (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055));
+      });
+    }
+  }
 }
 
-/** Colours by storage position: a hue ramp from red to violet, lighter on light backgrounds. */
-function makePalette(dark, count) {
+/**
+ * Colours by storage position: a hue ramp from red to violet at an even perceived lightness
+ * (OKLCH), light on light pages and dark on dark ones. Exported for tests/js (contrast of the cell
+ * text, and neighbours under colour-blind simulation).
+ */
+export function makePalette(dark, count) {
   const rgb = [];
   for (let i = 0; i < count; i++) {
     const frac = count === 1 ? 0 : i / (count - 1);
-    // Neighbouring cells alternate lightness a little so that small storages read as cells.
-    const wobble = count <= 64 ? (i % 2 ? -0.04 : 0.03) : 0;
-    rgb.push(hslToRgb(8 + 300 * frac, dark ? 0.55 : 0.75, (dark ? 0.42 : 0.74) + wobble));
+    // Neighbouring cells alternate lightness, so that small storages read as cells even where
+    // hue alone does not tell neighbours apart (deuteranopia, protanopia: tests/js/palette.test.mjs).
+    const wobble = count <= 64 ? (i % 2 ? -WOBBLE : WOBBLE) : 0;
+    const hue = 25 + 280 * frac;
+    const chroma = dark ? 0.09 : 0.1;
+    let light = (dark ? 0.47 : 0.82) + wobble;
+    let c = oklchToRgb(light, chroma, hue);
+    // A lightness whose luminance sits mid-way gives neither black nor white text 4.5:1: move off
+    // it, away from the neighbours' lightness.
+    const step = wobble ? Math.sign(wobble) * 0.01 : dark ? -0.01 : 0.01;
+    while (contrast(c, inkOn(c)) < 4.5 && light > 0.05 && light < 0.98) {
+      light += step;
+      c = oklchToRgb(light, chroma, hue);
+    }
+    rgb.push(c);
   }
-  return { u32: Uint32Array.from(rgb, rgbaWord) };
+  return { rgb, u32: Uint32Array.from(rgb, rgbaWord) };
 }
+
+/** WCAG relative luminance of an [r, g, b] colour (0-255 each). */
+export function luminance([r, g, b]) {
+  const lin = (c) => {
+    const x = c / 255;
+    return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+}
+
+/** WCAG contrast ratio of two [r, g, b] colours. */
+export function contrast(a, b) {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+export const INK_DARK = [17, 24, 39];
+export const INK_LIGHT = [255, 255, 255];
+/** The text colour for a cell filled with rgb: near-black or white, whichever contrasts more. */
+export function inkOn(rgb) {
+  return contrast(rgb, INK_DARK) >= contrast(rgb, INK_LIGHT) ? INK_DARK : INK_LIGHT;
+}
+const cssRgb = ([r, g, b]) => `rgb(${r},${g},${b})`;
+const wordRgb = (w) => [w & 255, (w >>> 8) & 255, (w >>> 16) & 255];
 
 /** An opaque colour as one ImageData word (RGBA bytes, little-endian). */
 const rgbaWord = ([r, g, b]) => ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
 
+/** The fill of storage cells the view does not read (exported for tests/js). */
+export const UNREAD = { light: [229, 231, 235], dark: [48, 54, 61] };
+
+/** The drawing colours for the widget root el, from the colours frame.css gave it. */
 function themeOf(el) {
-  const m = getComputedStyle(el).color.match(/\d+(\.\d+)?/g) || ["0", "0", "0"];
+  const style = getComputedStyle(el);
+  const m = style.color.match(/\d+(\.\d+)?/g) || ["0", "0", "0"];
   const [r, g, b] = m.map(Number);
   const dark = 0.299 * r + 0.587 * g + 0.114 * b > 140; // light text means a dark background
+  const muted = style.getPropertyValue("--tl-muted").trim();
   return {
     dark,
-    text: dark ? "#f3f4f6" : "#111827",
-    muted: dark ? "#9ca3af" : "#6b7280",
-    unread: dark ? [55, 60, 68] : [229, 231, 235],
-    unreadText: dark ? "#6b7280" : "#9ca3af",
-    wash: dark ? "rgba(17,24,39,0.66)" : "rgba(255,255,255,0.66)",
-    ring: dark ? "#fbbf24" : "#111827",
+    muted: muted || (dark ? "#9ea7b3" : "#57606a"),
+    unread: dark ? UNREAD.dark : UNREAD.light,
+    wash: dark ? "rgba(13,17,23,0.66)" : "rgba(255,255,255,0.66)",
+    ring: dark ? "#f2cc60" : "#111827",
+  };
+}
+
+/** Call onChange whenever the page's theme may have changed (book switch, JupyterLab, system). */
+function watchTheme(onChange) {
+  const observers = [];
+  if (typeof MutationObserver !== "undefined") {
+    for (const [node, attributeFilter] of [
+      [document.documentElement, ["data-theme", "class"]],
+      [document.body, ["data-jp-theme-light", "data-jp-theme-name", "class"]],
+    ]) {
+      if (!node) continue;
+      const o = new MutationObserver(onChange);
+      o.observe(node, { attributes: true, attributeFilter });
+      observers.push(o);
+    }
+  }
+  const media = typeof matchMedia === "function" ? matchMedia("(prefers-color-scheme: dark)") : null;
+  if (media && media.addEventListener) media.addEventListener("change", onChange);
+  return () => {
+    for (const o of observers) o.disconnect();
+    if (media && media.removeEventListener) media.removeEventListener("change", onChange);
   };
 }
 
@@ -337,7 +425,9 @@ function drawGrid(canvas, g, words, unread, textOf, theme, captions, badgeOf = n
     }
   } else {
     const css = new Map();
-    const cssOf = (w) => css.get(w) || css.set(w, `rgb(${w & 255},${(w >>> 8) & 255},${(w >>> 16) & 255})`).get(w);
+    const cssOf = (w) => css.get(w) || css.set(w, cssRgb(wordRgb(w))).get(w);
+    const ink = new Map();
+    const inkOf = (w) => ink.get(w) || ink.set(w, cssRgb(inkOn(wordRgb(w)))).get(w);
     const s = g.cell - gap;
     const font = g.cell >= 30 ? 11 : 9;
     const withText = g.cell >= 22;
@@ -346,13 +436,12 @@ function drawGrid(canvas, g, words, unread, textOf, theme, captions, badgeOf = n
     ctx.textBaseline = "middle";
     for (let k = 0; k < g.n; k++) {
       const [x, y] = cellXY(g, k);
-      const isUnread = words[k] === unread;
       ctx.fillStyle = cssOf(words[k]);
       ctx.fillRect(x, y, s, s);
       if (withText) {
         const text = textOf(k);
         const badge = badgeOf && badgeOf(k);
-        ctx.fillStyle = isUnread ? theme.unreadText : theme.text;
+        ctx.fillStyle = inkOf(words[k]);
         if (badge) {
           ctx.font = `bold ${font - 2}px system-ui, sans-serif`;
           ctx.fillText(badge, x + s / 2, y + s * 0.27);
@@ -485,23 +574,34 @@ function render({ model, el }) {
 
   const errorBox = h("div", { class: "tl-error", role: "alert" });
   const notice = h("div", { class: "tl-cap", role: "status" });
-  const readout = h("div", { class: "tl-readout", "aria-live": "polite" });
-  root.append(errorBox, notice, readout);
+  // What pointing (or the keyboard's cell) explains; the keyboard's moves are also said in `live`.
+  const readout = h("div", { class: "tl-readout" });
+  // Says what changed after an operation (and what a keyboard move landed on), politely.
+  const live = h("div", { class: "tl-sr-only tl-live", role: "status", "aria-live": "polite" });
+  root.append(errorBox, notice, readout, live);
 
-  // The stage: logical view above the storage strip, each in its own scroll box.
-  const mkLayer = (cls) => {
+  // The stage: logical view above the storage strip, each in its own scroll box. Each drawing has
+  // one focusable cell for the keyboard (see the header).
+  const mkLayer = (cls, kind) => {
     const base = h("canvas", { class: `${cls} tl-canvas`, role: "img" });
     const over = h("canvas", { class: "tl-overlay" });
-    const wrap = h("div", { class: "tl-layer" }, base, over);
-    return { base, over, wrap };
+    const cursor = h("div", {
+      class: "tl-cursor", tabindex: "0", role: "img", "aria-roledescription": "cell", "data-kind": kind,
+    });
+    const wrap = h("div", { class: "tl-layer" }, base, over, cursor);
+    return { base, over, cursor, wrap, kind, at: 0 };
   };
-  const logical = mkLayer("tl-logical");
-  const storage = mkLayer("tl-storage");
+  const logical = mkLayer("tl-logical", "logical");
+  const storage = mkLayer("tl-storage", "storage");
   const logicalTitle = h("div", { class: "tl-section" });
   const storageTitle = h("div", { class: "tl-section" });
   const logicalBox = h("div", { class: "tl-box tl-box-logical" }, logical.wrap);
   const storageBox = h("div", { class: "tl-box tl-box-storage" }, storage.wrap);
-  const stage = h("div", { class: "tl-stage" }, logicalTitle, logicalBox, storageTitle, storageBox);
+  const keys = h("div", {
+    class: "tl-keys",
+    text: "Keyboard: Tab to a drawing, then the arrow keys (Home, End) move between its cells.",
+  });
+  const stage = h("div", { class: "tl-stage" }, logicalTitle, logicalBox, storageTitle, storageBox, keys);
   root.append(stage);
 
   // State: the base view from the model, the ops applied to it, and what was computed from them.
@@ -539,9 +639,26 @@ function render({ model, el }) {
       showError("");
       save("");
       update();
+      announce();
     } catch (err) {
       showError(`${spec.op}: ${err.message}`);
       save(errorBox.textContent);
+    }
+  }
+
+  /** Say the current expression and its shape, stride and offset in the live region. */
+  function announce() {
+    if (!cur) return;
+    live.textContent = `${expr.textContent}: shape ${pyTuple(cur.shape)}, stride ${pyTuple(cur.stride)}, ` +
+      `offset ${cur.offset}` + (root.dataset.capped === "true" ? ", too big to draw" : "");
+  }
+
+  /** A button that disables itself would drop the keyboard's focus: hand it to the first op. */
+  function keepFocus(button) {
+    const active = document.activeElement;
+    if (button.disabled && (active === button || !root.contains(active))) {
+      const first = controls.querySelector("button");
+      if (first) first.focus();
     }
   }
 
@@ -557,6 +674,8 @@ function render({ model, el }) {
     showError("");
     save("");
     update();
+    announce();
+    keepFocus(undoBtn);
   });
   resetBtn.addEventListener("click", () => {
     if (!base) return;
@@ -565,6 +684,8 @@ function render({ model, el }) {
     showError("");
     save("");
     update();
+    announce();
+    keepFocus(resetBtn);
   });
 
   /** Everything from the model, e.g. on first render or when Python changes the tensor. */
@@ -702,6 +823,74 @@ function render({ model, el }) {
     storage.base.setAttribute("aria-label", storageTitle.textContent);
     drawn = { v, indices, counts, start, lg, sg, theme, textOfPos };
     readout.replaceChildren(h("span", { class: "tl-hint", text: hint }));
+    for (const layer of [logical, storage]) placeCursor(layer, Math.min(layer.at, cellCount(layer) - 1));
+  }
+
+  // ---- the keyboard's cells --------------------------------------------------------------------
+
+  const cellCount = (layer) => (!drawn ? 0 : layer.kind === "logical" ? drawn.indices.length : drawn.sg.n);
+  const layerGeometry = (layer) => (layer.kind === "logical" ? drawn.lg : drawn.sg);
+
+  /** The accessible name of cell k of a drawing. */
+  function cellName(layer, k) {
+    const d = drawn;
+    if (layer.kind === "logical") {
+      const index = unravel(d.v.shape, k);
+      return `element [${index.join(", ")}], storage ${d.indices[k]}`;
+    }
+    const count = d.counts[k];
+    const readers = count === 0 ? "not read" : `read by ${count} element${count === 1 ? "" : "s"}`;
+    return `storage ${d.start + k}, ${readers}`;
+  }
+
+  /** Put the layer's focusable cell over its cell k (hidden when there is no cell). */
+  function placeCursor(layer, k) {
+    const n = cellCount(layer);
+    layer.cursor.hidden = n === 0;
+    if (n === 0) return;
+    layer.at = Math.max(0, Math.min(n - 1, k));
+    const g = layerGeometry(layer);
+    const [x, y] = cellXY(g, layer.at);
+    const size = Math.max(g.cell - (g.cell >= 6 ? 1 : 0), 1);
+    Object.assign(layer.cursor.style, { left: `${x}px`, top: `${y}px`, width: `${size}px`, height: `${size}px` });
+    layer.cursor.setAttribute("aria-label", cellName(layer, layer.at));
+    layer.cursor.dataset.cell = String(layer.at);
+  }
+
+  /** Explain cell k of the layer as pointing at it does, and say it in the live region. */
+  function focusCell(layer, k) {
+    if (!drawn) return;
+    placeCursor(layer, k);
+    if (layer.kind === "logical") pointLogical(layer.at);
+    else pointStorage(layer.at);
+    live.textContent = `${layer.cursor.getAttribute("aria-label")}. ${readout.textContent}`;
+    layer.cursor.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+
+  function onCursorKey(layer) {
+    return (e) => {
+      if (!drawn) return;
+      const g = layerGeometry(layer);
+      const n = cellCount(layer);
+      const row = g.cols;
+      const page = g.kind === "logical" && g.nd >= 3 ? g.rows * g.cols : row * Math.max(1, g.rows);
+      const moves = {
+        ArrowLeft: -1, ArrowRight: 1, ArrowUp: -row, ArrowDown: row, PageUp: -page, PageDown: page,
+      };
+      let k;
+      if (e.key in moves) k = layer.at + moves[e.key];
+      else if (e.key === "Home") k = 0;
+      else if (e.key === "End") k = n - 1;
+      else return;
+      e.preventDefault();
+      if (k < 0 || k >= n) return;
+      focusCell(layer, k);
+    };
+  }
+  for (const layer of [logical, storage]) {
+    layer.cursor.addEventListener("focus", () => focusCell(layer, layer.at));
+    layer.cursor.addEventListener("blur", () => unhighlight());
+    layer.cursor.addEventListener("keydown", onCursorKey(layer));
   }
 
   // ---- pointing --------------------------------------------------------------------------------
@@ -791,8 +980,8 @@ function render({ model, el }) {
   // ---- model events ----------------------------------------------------------------------------
 
   const reload = () => load();
-  const keys = ["shape", "stride", "offset", "storage_size", "storage", "label", "dtype", "max_elements"];
-  for (const key of keys) model.on(`change:${key}`, reload);
+  const traits = ["shape", "stride", "offset", "storage_size", "storage", "label", "dtype", "max_elements"];
+  for (const key of traits) model.on(`change:${key}`, reload);
   const onOps = () => {
     // Another view of the same model (or Python) changed the ops: follow it.
     const incoming = JSON.stringify(model.get("ops") || []);
@@ -810,13 +999,22 @@ function render({ model, el }) {
   });
   if (resize) resize.observe(stage);
 
+  // The page's theme changed (the book's switch, JupyterLab's setting, the system): the canvases
+  // take their colours from it, so draw again.
+  const unwatch = watchTheme(() => {
+    if (!drawn || stage.hidden || !cur) return;
+    const dark = themeOf(root).dark;
+    if (dark !== drawn.theme.dark) draw(cur);
+  });
+
   load();
   lastWidth = stage.clientWidth;
 
   return () => {
-    for (const key of keys) model.off(`change:${key}`, reload);
+    for (const key of traits) model.off(`change:${key}`, reload);
     model.off("change:ops", onOps);
     if (resize) resize.disconnect();
+    unwatch();
   };
 }
 

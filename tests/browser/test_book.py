@@ -32,9 +32,20 @@ def _allowed(text):
     return any(pattern.search(text) for pattern in CONSOLE_ALLOWLIST)
 
 
-def _open(browser, url):
-    """Load ``url`` and return (page, problems) after widgets have had time to render."""
+def _open(browser, url, theme=None):
+    """Load ``url`` and return (page, problems) after widgets have had time to render.
+
+    ``theme`` ("light" or "dark") picks the book's theme before the page loads, as its switch in
+    the header does (pydata-sphinx-theme keeps the choice in localStorage), and the system
+    preference to match; ``None`` leaves the theme's default.
+    """
     page = browser.new_page()
+    if theme is None:
+        # The theme's default, whatever an earlier test chose (the profile keeps localStorage).
+        page.add_init_script("localStorage.removeItem('mode'); localStorage.removeItem('theme');")
+    else:
+        page.emulate_media(color_scheme=theme)
+        page.add_init_script(f"localStorage.setItem('mode', '{theme}'); localStorage.setItem('theme', '{theme}');")
     problems = []
     host = urlparse(url).hostname
 

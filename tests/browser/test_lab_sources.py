@@ -7,6 +7,8 @@ Ctrl+S and reads the file back: that cell changed, every other cell and the fron
 and no `.ipynb` was written beside it (the generated notebook comes from `make sync` only).
 """
 
+import contextlib
+import json
 import os
 import shutil
 import signal
@@ -34,16 +36,24 @@ def _free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture()
-def lab(tmp_path):
-    workdir = tmp_path / "work"
-    workdir.mkdir()
-    shutil.copy(ROOT / "notebooks" / f"{CHAPTER}.md", workdir)
+@contextlib.contextmanager
+def running_lab(tmp_path, workdir, settings=None):
+    """JupyterLab from the venv on ``workdir``, with its own config, settings and workspaces.
+
+    ``settings`` maps a plugin id (``@jupyterlab/apputils-extension:themes``) to the user settings
+    JupyterLab should start with. Yields the server's URL; stops the server afterwards.
+    """
+    settings_dir = tmp_path / "settings"
+    for plugin, values in (settings or {}).items():
+        package, name = plugin.rsplit(":", 1)
+        target = settings_dir / package / f"{name}.jupyterlab-settings"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(values), encoding="utf-8")
     port = _free_port()
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
                JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
                JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
-               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"))
+               JUPYTERLAB_SETTINGS_DIR=str(settings_dir))
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser",
          f"--port={port}", "--ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}",
@@ -60,13 +70,24 @@ def lab(tmp_path):
                 server.kill()
                 pytest.fail(f"JupyterLab did not start: {server.stderr.read().decode()[-2000:]}")
             time.sleep(0.5)
-    yield url, workdir
-    os.killpg(server.pid, signal.SIGTERM)
     try:
-        server.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(server.pid, signal.SIGKILL)
-        server.wait()
+        yield url
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+@pytest.fixture()
+def lab(tmp_path):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    shutil.copy(ROOT / "notebooks" / f"{CHAPTER}.md", workdir)
+    with running_lab(tmp_path, workdir) as url:
+        yield url, workdir
 
 
 def test_a_source_opens_edits_and_saves_as_a_notebook(lab, browser, screenshots):

@@ -150,3 +150,21 @@ def test_over_the_cap_the_notice_is_true_and_narrowing_draws_it(browser):
     assert explorer.locator(".tl-cap").is_hidden()
     page.close()
     assert errors == []
+
+
+def test_the_drawing_follows_the_books_theme_switch(browser, book_url):
+    """The header's theme switch turns the page dark: the explorer redraws its cells for it."""
+    page, problems = _open(browser, f"{book_url}/{PAGE}", theme="light")
+    explorer = _first_explorer(page)
+    assert explorer.get_attribute("data-theme") == "light"
+    light_bg = explorer.evaluate("el => getComputedStyle(el).backgroundColor")
+    # The switch cycles auto, dark, light (or auto, light, dark): click until the page is dark.
+    for _ in range(3):
+        page.locator(".theme-switch-button").first.click()
+        if page.evaluate("document.documentElement.dataset.theme") == "dark":
+            break
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    page.wait_for_function("el => el.dataset.theme === 'dark'", arg=explorer.element_handle())
+    assert explorer.evaluate("el => getComputedStyle(el).backgroundColor") != light_bg
+    page.close()
+    assert problems == []
