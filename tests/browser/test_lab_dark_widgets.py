@@ -8,6 +8,8 @@ that axe-core finds no serious or critical WCAG 2 A/AA violation inside the widg
 go to ``_build/screenshots/jupyterlab-dark-*.png``.
 """
 
+import re
+
 import nbformat
 
 from .test_accessibility import AXE, BLOCKING, TAGS, _report
@@ -63,9 +65,16 @@ def test_explorers_in_jupyterlab_dark_theme(tmp_path, browser, screenshots):
         try:
             page.goto(f"{url}/lab/tree/dark.ipynb?token={TOKEN}")
             cell = page.locator(".jp-NotebookPanel:visible .jp-CodeCell").first
+            # Run the cell only once the kernel is up: a key pressed while it starts can be lost.
+            page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle")).first.wait_for(
+                timeout=120_000)
             cell.locator(".cm-content").click(timeout=90_000)
             page.keyboard.press("Shift+Enter")
-            page.wait_for_selector(".tl-se .tl-stride", timeout=120_000)
+            try:
+                page.wait_for_selector(".tl-se .tl-stride", timeout=120_000)
+            except Exception:
+                page.screenshot(path=str(screenshots / "jupyterlab-dark-failed.png"))
+                raise
             page.wait_for_selector(".tl-bx .tl-bx-result", timeout=30_000)
             assert page.evaluate("document.body.dataset.jpThemeLight") == "false"
             for selector in (".tl-se", ".tl-bx"):
