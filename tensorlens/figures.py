@@ -38,9 +38,13 @@ _CELL_EMPTY = "#f2f2f2"
 _EDGE = "#555555"
 
 
-def _check_2d(name: str, t, *, integer: bool) -> None:
+def _check_tensor(name: str, t) -> None:
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+
+
+def _check_2d(name: str, t, *, integer: bool) -> None:
+    _check_tensor(name, t)
     if t.dim() != 2:
         raise ValueError(f"{name} must be 2-D to be drawn, got shape {tuple(t.shape)}")
     if max(t.shape) > MAX_SIDE:
@@ -276,8 +280,7 @@ def broadcast_figure(a: torch.Tensor, b: torch.Tensor, op: str = "+", names=("a"
     >>> plt.close(fig)
     """
     for name, t in (("a", a), ("b", b)):
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        _check_tensor(name, t)
         if t.dim() > 2:
             raise ValueError(f"{name} must have at most 2 dims to be drawn, got shape {tuple(t.shape)}")
     if op not in _OPS:
@@ -359,8 +362,7 @@ def paired_vs_grid_figure(x: torch.Tensor, rows: torch.Tensor, cols: torch.Tenso
     """
     _check_2d("x", x, integer=False)
     for name, t in (("rows", rows), ("cols", cols)):
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        _check_tensor(name, t)
         if t.dim() != 1 or t.dtype != torch.int64:
             raise ValueError(f"{name} must be a 1-D int64 tensor, got shape {tuple(t.shape)}, "
                              f"dtype {t.dtype}")
@@ -419,8 +421,7 @@ def expand_grad_figure(x: torch.Tensor, grad: torch.Tensor):
     >>> fig = expand_grad_figure(torch.ones(3, 1), torch.arange(12.).reshape(3, 4))
     >>> plt.close(fig)
     """
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
+    _check_tensor("x", x)
     if not x.is_floating_point():
         raise TypeError(f"x must be a floating-point tensor to have a gradient, got {x.dtype}")
     if x.dim() > 2:
