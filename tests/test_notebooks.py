@@ -236,3 +236,19 @@ def test_no_code_cell_is_repeated_across_notebooks():
     repeated = {code: sorted(names) for code, names in homes.items() if len(names) > 1}
     assert not repeated, f"{len(repeated)} code cells appear in several notebooks, e.g. " \
                          f"{next(iter(repeated.values()))}: {next(iter(repeated))[:80]!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_a_worked_failing_check_comes_before_the_exercises_own_check(path):
+    """Graders count the last check of an exercise in a notebook, so a worked example (a wrong
+    attempt defined in the check's own cell) must come before the check students complete."""
+    cells = [c for c in _load(path)["cells"] if c["cell_type"] == "code"]
+    solutions = _solution_functions(cells)
+    last_check = {}
+    for position, cell in enumerate(cells):
+        name = _checked_function(cell)
+        if name is not None:
+            exercise_id = re.search(r'tl\.check\("([\w.]+)"', _source(cell)).group(1)
+            last_check[exercise_id] = (position, name)
+    for exercise_id, (_, name) in last_check.items():
+        assert name in solutions, f"the last check of {exercise_id} is a worked example ({name})"
