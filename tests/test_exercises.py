@@ -585,3 +585,13 @@ def test_no_loops_tells_functools_reduce_from_vectorised_reduce():
                          (center_rows_local_itertools, "`.accumulate`")]:
         result = tl.check("basics.center_rows", fn)
         assert result.status == "fail" and expected in result.message, repr(result)
+
+
+def test_a_report_can_be_shown_without_its_hint():
+    def attempt(x):
+        return x
+    result = tl.check("basics.center_rows", attempt)
+    bare = result.without_hint()
+    assert result.hint and result.hint in repr(result) and result.hint in result._repr_html_()
+    assert bare.hint == "" and "hint" not in repr(bare) and result.hint not in bare._repr_html_()
+    assert (bare.status, bare.message, bare.details) == (result.status, result.message, result.details)

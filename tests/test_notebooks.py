@@ -170,7 +170,7 @@ def _solution_functions(cells):
 
 def _checked_function(cell):
     """The function name passed to the cell's tl.check call, or None."""
-    call = re.match(r'tl\.check\("[\w.]+", (\w+)\)\s*$', _source(cell).strip().splitlines()[-1])
+    call = re.search(r'tl\.check\("[\w.]+", (\w+)\)', _source(cell))
     return call.group(1) if cell["cell_type"] == "code" and call else None
 
 
@@ -200,6 +200,9 @@ def test_the_page_shows_a_failing_check_and_never_a_pass_for_its_own_solution(pa
         elif "remove-output" not in tags and ("tl-check-fail" in report or "tl-check-error" in report):
             shown_failures += 1
     assert shown_failures >= 1, "show the reader what a failing check looks like"
+    shown = json.dumps([c.get("outputs", []) for c in cells
+                        if "remove-output" not in c["metadata"].get("tags", [])])
+    assert "tl-check-hint" not in shown, "a hint shown in the page gives an exercise's answer away"
 
 
 def _normalized(text):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import difflib
 import inspect
 import json
@@ -202,6 +203,11 @@ class CheckResult:
 
     def __bool__(self) -> bool:
         return self.passed
+
+    def without_hint(self) -> "CheckResult":
+        """The same verdict without its hint: for showing a failing report in the book, where the
+        hint would give the exercise's answer away."""
+        return dataclasses.replace(self, hint="")
 
     def __repr__(self) -> str:
         return _render.text(self)

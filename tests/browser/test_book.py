@@ -119,6 +119,7 @@ def test_chapter_pages_show_no_pass_for_the_books_own_solutions(path):
     says when something is wrong."""
     html = (BUILD / path).read_text(encoding="utf-8")
     assert "tl-check-pass" not in html and "✓ passed" not in html
+    assert "tl-check-hint" not in html, "a hint in the page gives an exercise's answer away"
     assert re.search(r'<p class="collapsed admonition-title">Solution</p>', html)
     assert "Show code cell source</p>" not in html.split("tag_solution", 1)[-1].split("</details>", 1)[0]
     assert "tl-check-fail" in html or "tl-check-error" in html
