@@ -9,17 +9,15 @@ STAMP   := $(VENV)/.installed
 VENDOR  := _extra/_static/vendor/.stamp
 # JupyterLab opens the chapters' text sources (notebooks/*.md) as notebooks, through jupytext.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
-# The execution cache keys on notebook code only; widget JS/CSS and helpers live in tensorlens,
-# so any change there must re-execute the notebooks.
-EXECUTION_STAMP := _build/.tensorlens-stamp
-TENSORLENS_FILES := $(shell find tensorlens -name '*.py' -o -name '*.js' -o -name '*.css')
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONWARNINGS :=
 
 .PHONY: book test setup lab sync execute student assignments chromium unit notebooks book-strict browser js clean
 
-book: setup $(EXECUTION_STAMP)
+# The book shows the executed notebooks' stored outputs (nbval proves a fresh kernel reproduces
+# them), so it first brings every notebook up to date with its .md source (make sync).
+book: sync
 	@rm -rf _build/html _build/jupyter_execute _build/.doctrees
 	$(BIN)/jupyter-book build -W --keep-going --all .
 	@echo "The book is at $(abspath _build/html/index.html)"
@@ -42,10 +40,6 @@ node_modules/.package-lock.json: package.json package-lock.json
 $(VENDOR): node_modules/.package-lock.json scripts/vendor_widget_js.py scripts/vendor/widgets-config.js
 	$(PY) scripts/vendor_widget_js.py
 	touch $@
-
-$(EXECUTION_STAMP): $(TENSORLENS_FILES)
-	rm -rf _build/.jupyter_cache
-	mkdir -p $(@D) && touch $@
 
 chromium:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
