@@ -12,10 +12,11 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
+
+from book_pages import chapters, classify, notebooks, toc_entries
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = notebooks()
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 SETUP = re.search(r"The setup cell, identical in every notebook:\n\n```python\n(.*?)```", README, re.S).group(1)
 
@@ -28,32 +29,40 @@ def _source(cell):
     return "".join(cell["source"])
 
 
-def _toc_files():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    files = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(toc)
-    return files
-
-
 ids = [path.name for path in NOTEBOOKS]
 
 
 def test_every_notebook_is_in_the_table_of_contents():
-    listed = set(_toc_files())
+    listed = {entry["file"] for entry in toc_entries()}
     assert NOTEBOOKS, "no chapter notebooks"
     for path in NOTEBOOKS:
         assert f"notebooks/{path.stem}" in listed, f"{path.name} is missing from _toc.yml"
+
+
+SPLIT_CHAPTERS = {chapter: pages for chapter, pages in chapters().items()
+                  if pages[0].kind != "first-edition"}
+
+
+@pytest.mark.parametrize("chapter", sorted(SPLIT_CHAPTERS))
+def test_a_chapter_is_its_landing_page_with_its_pages_in_order(chapter):
+    pages = SPLIT_CHAPTERS[chapter]
+    assert [p.number for p in pages] == list(range(1, len(pages) + 1)), \
+        f"chapter {chapter}'s pages are not numbered 1, 2, ...: {[p.name for p in pages]}"
+    landings = [e for e in toc_entries() if e["file"].startswith(f"book/chapters/{chapter}-")]
+    assert len(landings) == 1, f"chapter {chapter} needs one landing page book/chapters/{chapter}-*"
+    assert (ROOT / f"{landings[0]['file']}.md").exists()
+    sections = [s["file"] for s in landings[0].get("sections", [])]
+    assert sections == [f"notebooks/{p.name}" for p in pages], \
+        f"_toc.yml must list chapter {chapter}'s pages, in order, as its landing page's sections"
+    assert [p.kind for p in pages].count("exercises") == 1 and pages[-1].kind == "exercises", \
+        f"chapter {chapter} ends with one exercises page, NN-K-exercises"
+
+
+def test_the_records_are_sections_of_the_appendix():
+    records = [f"notebooks/{p.stem}" for p in NOTEBOOKS if classify(p.stem).kind == "record"]
+    appendix = [e for e in toc_entries() if e["file"] == "book/articles-checked"]
+    assert len(appendix) == 1
+    assert sorted(s["file"] for s in appendix[0].get("sections", [])) == sorted(records)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
@@ -64,18 +73,63 @@ def test_starts_with_the_shared_setup_cell(path):
     assert "hide-input" in first["metadata"].get("tags", [])
 
 
+def _markdown(cells):
+    return "\n".join(_source(c) for c in cells if c["cell_type"] == "markdown")
+
+
+def _code(cells):
+    return "\n".join(_source(c) for c in cells if c["cell_type"] == "code")
+
+
+def _exercise_ids(cells):
+    return {match for cell in cells if cell["cell_type"] == "code"
+            for match in re.findall(r'tl\.check\("([\w.]+)", \w+\)', _source(cell))}
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
-def test_has_the_chapter_shape(path):
+def test_has_the_shape_of_its_kind(path):
+    """Teaching pages: goals, sections, a quiz under "Check yourself", the summary last, and no
+    exercises. Exercises pages: 3-5 exercises, one of them a silent bug. Records: the appendix's
+    snippets with their verdicts. A first-edition chapter: the one-page shape."""
+    kind = classify(path.stem).kind
     cells = _load(path)["cells"]
-    markdown = "\n".join(_source(c) for c in cells if c["cell_type"] == "markdown")
+    markdown, code = _markdown(cells), _code(cells)
     headings = re.findall(r"^(#{1,2}) (.+)$", markdown, re.M)
-    assert headings[0][0] == "#", "the first heading is the chapter title"
-    assert "You will be able to" in markdown, "goals near the top"
     titles = [text.strip() for level, text in headings if level == "##"]
+    assert headings[0][0] == "#", "the first heading is the page's title"
+    if kind == "record":
+        assert headings[0][1].startswith("Appendix"), "a record's title starts with 'Appendix'"
+        assert "**Verdict:" in markdown, "a record gives each snippet's verdict"
+        return
+    assert titles[-1] == "Summary", "the page ends with its summary"
+    if kind == "exercises":
+        assert headings[0][1].startswith("Exercises"), "an exercises page is titled 'Exercises: ...'"
+        assert 3 <= len(_exercise_ids(cells)) <= 5, "a chapter has 3-5 exercises"
+        assert any("Find the silent bug" in title for title in titles), \
+            "one exercise is headed 'Find the silent bug'"
+        return
+    assert "You will be able to" in markdown, "goals near the top"
     assert "Check yourself" in titles
-    assert titles[-1] == "Summary", "the chapter ends with its summary"
-    code = "\n".join(_source(c) for c in cells if c["cell_type"] == "code")
-    assert "tl.check(" in code and "tl.Quiz(" in code, "checked exercises and a quiz"
+    assert "tl.Quiz(" in code, "a quiz under Check yourself"
+    if kind == "teaching":
+        assert "tl.check(" not in code, "exercises live on the chapter's exercises page"
+    else:
+        assert "tl.check(" in code, "checked exercises"
+
+
+AUDIT_WORDS = re.compile(r"\bthe (source )?articles?\b|\bas written\b|\bverdicts?\b", re.I)
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if classify(p.stem).kind in
+                                  ("teaching", "exercises")], ids=lambda p: p.name)
+def test_pages_teach_and_leave_the_audit_to_the_appendix(path):
+    """A chapter page teaches: the articles' bookkeeping lives in the appendix's records, and a
+    page links there from a "Common mistake" admonition."""
+    cells = _load(path)["cells"][1:]
+    text = _markdown(cells) + "\n" + "\n".join(
+        line for line in _code(cells).splitlines() if line.lstrip().startswith("#"))
+    found = AUDIT_WORDS.findall(text)
+    assert not found, f"audit bookkeeping in the page ({found[0]}): move it to the record"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
@@ -199,7 +253,8 @@ def test_the_page_shows_a_failing_check_and_never_a_pass_for_its_own_solution(pa
             assert "tl-check-pass" in report, f"the book's solution {name} does not pass"
         elif "remove-output" not in tags and ("tl-check-fail" in report or "tl-check-error" in report):
             shown_failures += 1
-    assert shown_failures >= 1, "show the reader what a failing check looks like"
+    if _exercise_ids(cells):
+        assert shown_failures >= 1, "show the reader what a failing check looks like"
     shown = json.dumps([c.get("outputs", []) for c in cells
                         if "remove-output" not in c["metadata"].get("tags", [])])
     assert "tl-check-hint" not in shown, "a hint shown in the page gives an exercise's answer away"
@@ -209,14 +264,23 @@ def _normalized(text):
     return re.sub(r"\s+|`", "", text)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
-def test_no_solution_can_be_copied_from_the_chapter(path):
-    """What a solution returns appears nowhere else in its chapter, code or prose, so an exercise
+def _book_text():
+    """Every cell of every notebook, and the prose pages, with each cell's notebook."""
+    for path in NOTEBOOKS:
+        for cell in _load(path)["cells"]:
+            yield path, cell
+    for prose in sorted((ROOT / "book").rglob("*.md")):
+        yield prose, {"cell_type": "markdown", "source": prose.read_text(encoding="utf-8"),
+                      "metadata": {}}
+
+
+def test_no_solution_can_be_copied_from_the_book():
+    """What a solution returns appears nowhere else in the book, code or prose, so an exercise
     is practice, not copying (short expressions such as `x.T` are too common to count)."""
-    cells = _load(path)["cells"]
-    elsewhere = _normalized("\n".join(_source(c) for c in cells
+    cells = list(_book_text())
+    elsewhere = _normalized("\n".join(_source(c) for _, c in cells
                                       if "solution" not in c["metadata"].get("tags", [])))
-    for cell in cells:
+    for path, cell in cells:
         if "solution" not in cell["metadata"].get("tags", []):
             continue
         for fn in ast.parse(_source(cell)).body:
@@ -224,7 +288,7 @@ def test_no_solution_can_be_copied_from_the_chapter(path):
                 if isinstance(node, ast.Return) and node.value is not None:
                     answer = ast.unparse(node.value)
                     assert len(_normalized(answer)) < 12 or _normalized(answer) not in elsewhere, \
-                        f"{fn.name}'s answer `{answer}` appears elsewhere in the chapter"
+                        f"{path.name}: {fn.name}'s answer `{answer}` appears elsewhere in the book"
 
 
 def test_no_code_cell_is_repeated_across_notebooks():

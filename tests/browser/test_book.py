@@ -11,7 +11,12 @@ from urllib.request import urlopen
 
 import pytest
 
+from book_pages import classify
+
 from .conftest import BUILD
+
+# A page is one idea: at most about 10,000 px tall at 1280 px (book-plan principle 3).
+MAX_PAGE_HEIGHT_PX = 10_500
 
 # Console errors that are not ours and harm nothing (each seen in a clean build):
 CONSOLE_ALLOWLIST = [
@@ -85,8 +90,12 @@ def test_page_loads_offline_without_errors(browser, book_url, screenshots, path)
     page, problems = _open(browser, f"{book_url}/{path}")
     page.screenshot(path=str(screenshots / (path.replace("/", "__")[: -len(".html")] + ".png")),
                     full_page=True)
+    height = page.evaluate("document.documentElement.scrollHeight")
     page.close()
     assert problems == []
+    if path.startswith("notebooks/") and classify(path[len("notebooks/"):-len(".html")]).kind \
+            in ("teaching", "exercises"):
+        assert height <= MAX_PAGE_HEIGHT_PX, f"{path} is {height} px tall at 1280 px: split it"
 
 
 def test_root_favicon_is_served(book_url):
@@ -106,20 +115,29 @@ def test_root_page_redirects_to_the_introduction(browser, book_url):
 def test_every_chapter_is_built():
     assert PAGES, "no pages in _build/html: run `make book` first"
     assert "index.html" in PAGES
-    assert "notebooks/03-memory-layout.html" in PAGES
+    built = {p[len("notebooks/"):-len(".html")] for p in PAGES if p.startswith("notebooks/")}
+    assert built == {path.stem for path in (BUILD.parents[1] / "notebooks").glob("*.ipynb")}
 
 
 CHAPTER_PAGES = [p for p in PAGES if p.startswith("notebooks/")]
+EXERCISE_PAGES = [p for p in CHAPTER_PAGES
+                  if classify(p[len("notebooks/"):-len(".html")]).kind in ("exercises", "first-edition")]
 
 
 @pytest.mark.parametrize("path", CHAPTER_PAGES)
-def test_chapter_pages_show_no_pass_for_the_books_own_solutions(path):
-    """A reader of the static book never sees "passed" for a solution they did not write; the
-    solutions sit behind toggles labelled "Solution", and one failing report shows what a check
-    says when something is wrong."""
+def test_pages_show_no_pass_and_no_hint(path):
+    """A reader of the static book never sees "passed" for a solution they did not write, nor a
+    hint that gives an answer away."""
     html = (BUILD / path).read_text(encoding="utf-8")
     assert "tl-check-pass" not in html and "✓ passed" not in html
     assert "tl-check-hint" not in html, "a hint in the page gives an exercise's answer away"
+
+
+@pytest.mark.parametrize("path", EXERCISE_PAGES)
+def test_exercise_pages_hide_solutions_and_show_a_failing_check(path):
+    """The solutions sit behind toggles labelled "Solution", and one failing report shows what a
+    check says when something is wrong."""
+    html = (BUILD / path).read_text(encoding="utf-8")
     assert re.search(r'<p class="collapsed admonition-title">Solution</p>', html)
     assert "Show code cell source</p>" not in html.split("tag_solution", 1)[-1].split("</details>", 1)[0]
     assert "tl-check-fail" in html or "tl-check-error" in html

@@ -1,0 +1,76 @@
+"""What each notebook is, from its name alone (README, "Chapters, pages and the concept map").
+
+- ``NN-K-slug``: page K of chapter NN, a teaching page; ``NN-K-exercises`` is the chapter's
+  exercises page, its last.
+- ``A-NN-topic``: the appendix's record of the source articles' snippets for chapter NN.
+- ``NN-topic``: a first-edition chapter, still one long page (until it is split).
+"""
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK_DIR = ROOT / "notebooks"
+
+_PAGE = re.compile(r"^(?P<chapter>\d\d)-(?P<number>\d)-(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)$")
+_RECORD = re.compile(r"^A-(?P<chapter>\d\d)-[a-z0-9]+(?:-[a-z0-9]+)*$")
+_FIRST_EDITION = re.compile(r"^(?P<chapter>\d\d)-[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class Page:
+    name: str       # the notebook's stem
+    kind: str       # "teaching", "exercises", "record" or "first-edition"
+    chapter: str    # "01" ... "10"
+    number: int     # K for pages of a split chapter, else 0
+
+
+def classify(name: str) -> Page:
+    if match := _PAGE.match(name):
+        kind = "exercises" if match["slug"] == "exercises" else "teaching"
+        return Page(name, kind, match["chapter"], int(match["number"]))
+    if match := _RECORD.match(name):
+        return Page(name, "record", match["chapter"], 0)
+    if match := _FIRST_EDITION.match(name):
+        return Page(name, "first-edition", match["chapter"], 0)
+    raise ValueError(f"notebooks/{name}: not a page name (NN-K-slug, A-NN-topic or NN-topic)")
+
+
+def notebooks() -> list[Path]:
+    return sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+
+
+def chapters() -> dict[str, list[Page]]:
+    """Each chapter's pages (teaching and exercises pages, or its one first-edition page), in
+    reading order."""
+    grouped: dict[str, list[Page]] = {}
+    for path in notebooks():
+        page = classify(path.stem)
+        if page.kind != "record":
+            grouped.setdefault(page.chapter, []).append(page)
+    return {chapter: sorted(pages, key=lambda p: p.number) for chapter, pages in sorted(grouped.items())}
+
+
+def toc() -> dict:
+    return yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+
+
+def toc_entries() -> list[dict]:
+    """Every entry of the table of contents that names a file, parents before their sections."""
+    entries = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                entries.append(node)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc())
+    return entries
