@@ -167,20 +167,49 @@ def zero_rows_assign(x, keep):
     return out
 
 
-# ---------------------------------------------------------------- broadcasting.pairwise_sq_dists
+# ---------------------------------------------------------------- broadcasting.cosine_matrix
 
 
-def pairwise_unsqueeze_pow(x, y):
-    return (x.unsqueeze(1) - y.unsqueeze(0)).pow(2).sum(-1)
+def cosine_matrix_keepdim(x, y):
+    return x @ y.T / (x.norm(dim=1, keepdim=True) * y.norm(dim=1))
 
 
-def pairwise_product(x, y):
-    diff = x[:, None] - y
-    return torch.sum(diff * diff, dim=2)
+def cosine_matrix_normalize(x, y):
+    return F.normalize(x, dim=1) @ F.normalize(y, dim=1).T
 
 
-def pairwise_square(x, y):
-    return torch.square(x[:, None, :] - y[None]).sum(dim=-1)
+def cosine_matrix_outer(x, y):
+    return torch.matmul(x, y.transpose(0, 1)) / torch.outer(x.norm(dim=-1), y.norm(dim=-1))
+
+
+def cosine_matrix_functional(x, y):
+    return F.cosine_similarity(x[:, None, :], y[None, :, :], dim=-1)
+
+
+# ---------------------------------------------------------------- broadcasting.pairwise_l1
+
+
+def pairwise_l1_per_feature(x, y):
+    out = torch.zeros(len(x), len(y), dtype=x.dtype)
+    for k in range(x.shape[1]):
+        out = out + torch.abs(x[:, k].unsqueeze(1) - y[:, k].unsqueeze(0))
+    return out
+
+
+def pairwise_l1_per_row(x, y):
+    """One row of the table at a time: an (m, d) intermediate, never (n, m, d)."""
+    out = torch.empty(x.shape[0], y.shape[0], dtype=x.dtype)
+    for i in range(x.shape[0]):
+        out[i] = (x[i] - y).abs().sum(dim=1)
+    return out
+
+
+def pairwise_l1_in_place(x, y):
+    n, d = x.shape
+    out = x.new_zeros(n, y.shape[0])
+    for k in range(d):
+        out.add_((x[:, k:k + 1] - y[:, k]).abs_())
+    return out
 
 
 # ---------------------------------------------------------------- broadcasting.broadcast_shape
@@ -677,8 +706,10 @@ ALTERNATIVES = {
                               "average_images_bitwise"],
     "broadcasting.outer_sum": ["outer_sum_unsqueeze", "outer_sum_view", "outer_sum_reshape"],
     "broadcasting.zero_rows": ["zero_rows_masked_fill", "zero_rows_where_zeros", "zero_rows_assign"],
-    "broadcasting.pairwise_sq_dists": ["pairwise_unsqueeze_pow", "pairwise_product",
-                                       "pairwise_square"],
+    "broadcasting.cosine_matrix": ["cosine_matrix_keepdim", "cosine_matrix_normalize",
+                                   "cosine_matrix_outer", "cosine_matrix_functional"],
+    "broadcasting.pairwise_l1": ["pairwise_l1_per_feature", "pairwise_l1_per_row",
+                                 "pairwise_l1_in_place"],
     "broadcasting.broadcast_shape": ["broadcast_shape_zip_longest", "broadcast_shape_helper",
                                      "broadcast_shape_negative_index"],
     "expand.match_to": ["match_to_reshape", "match_to_view", "match_to_movedim",

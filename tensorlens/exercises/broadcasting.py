@@ -4,7 +4,9 @@ Each reference spells the result out element by element (loops, to be read as th
 specification); the rules ask for the broadcasting version: no loops, and no copies of the
 inputs made with ``repeat`` / ``tile``. The hand-written wrong solutions are the classic
 broadcasting slips: a mask that lines up with the wrong dim, operands aligned the wrong way
-round, and the rule applied from the left.
+round, two 1-D norms multiplied element by element (the silent bug of ``cosine_matrix``), and
+the rule applied from the left. ``pairwise_l1`` adds a memory budget, watched while the function
+runs: no tensor it makes may be larger than the biggest of its inputs and its result.
 """
 
 import torch
@@ -113,56 +115,168 @@ def zero_rows(x, keep):
     return out
 
 
-# ---------------------------------------------------------------- pairwise_sq_dists
+# ---------------------------------------------------------------- cosine_matrix
 
 
-def _pairwise_solution(x, y):
-    return ((x[:, None, :] - y[None, :, :]) ** 2).sum(dim=-1)
+def _cosine_solution(x, y):
+    return (x @ y.T) / (x.norm(dim=1)[:, None] * y.norm(dim=1))
+
+
+def _cosine_bug(x, y):
+    """The silent bug the exercise shows: the two norm vectors multiplied element by element."""
+    dots = x @ y.T
+    return dots / (x.norm(dim=1) * y.norm(dim=1))
+
+
+def _no_zero_rows(t):
+    return t.shape[0] == 0 or bool((t.abs().sum(dim=1) > 0).all())
 
 
 @st.composite
 def _two_point_sets(draw):
+    """Point sets of one dtype with d >= 1 and no zero row (a cosine needs a direction)."""
     dtype = draw(st.sampled_from((torch.float32, torch.float64)))
-    n, m, d = draw(st.integers(0, 4)), draw(st.integers(0, 4)), draw(st.integers(0, 3))
+    n, m, d = draw(st.integers(0, 4)), draw(st.integers(0, 4)), draw(st.integers(1, 3))
+    x = draw(tensors(shape=(n, d), dtypes=(dtype,), low=-5, high=5).filter(_no_zero_rows))
+    y = draw(tensors(shape=(m, d), dtypes=(dtype,), low=-5, high=5).filter(_no_zero_rows))
+    return x, y
+
+
+@exercise(
+    "broadcasting.cosine_matrix",
+    title="Find the silent bug: cosine similarity of every pair",
+    statement="Write `cosine_matrix(x, y)` for point sets `x` of shape `(n, d)` and `y` of shape "
+              "`(m, d)` with no all-zero row: the `(n, m)` tensor `out[i, j] == x[i] @ y[j] / "
+              "(x[i].norm() * y[j].norm())`. The version that divides `x @ y.T` by "
+              "`x.norm(dim=1) * y.norm(dim=1)` runs whenever `n == m`, and is wrong.",
+    inputs=_two_point_sets(),
+    edge_cases=[
+        (torch.tensor([[3., 4.], [1., 0.]]), torch.tensor([[3., 4.], [0., 2.]])),  # n == m: silent
+        (torch.tensor([[1., 0.], [0., 1.], [1., 1.]]), torch.tensor([[2., 0.]])),
+        (torch.tensor([[1., 2., 2.]]), torch.tensor([[2., 1., 2.], [0., 0., 3.]])),
+        (torch.zeros(0, 2), torch.tensor([[1., 2.]])),
+        (make_tensor([1, 2, 3, 4, 5, 6], (3, 2), torch.float64, "transposed"),
+         torch.tensor([[1., 0.], [0., 1.], [1., 1.]], dtype=torch.float64)),
+    ],
+    hint="`x.norm(dim=1)` and `y.norm(dim=1)` are 1-D of lengths n and m: multiplied as they are "
+         "they pair norm `i` with norm `i`. The denominator must pair every `|x[i]|` with every "
+         "`|y[j]|`: make the first a column (`keepdim=True` or `[:, None]`).",
+    rules=[rules.no_loops(), _NO_COPIES],
+    solution=_cosine_solution,
+    wrong=[
+        ("the silent bug: norms multiplied element by element", _cosine_bug),
+        ("the norms the wrong way round",
+         lambda x, y: (x @ y.T) / (x.norm(dim=1) * y.norm(dim=1)[:, None])),
+        ("only x normalised", lambda x, y: (x @ y.T) / x.norm(dim=1)[:, None]),
+    ],
+)
+def cosine_matrix(x, y):
+    """out[i, j] = x[i] . y[j] / (|x[i]| |y[j]|) (loops: the specification only)."""
+    n, m = x.shape[0], y.shape[0]
+    out = torch.zeros(n, m, dtype=x.dtype)
+    for i in range(n):
+        for j in range(m):
+            out[i, j] = (x[i] * y[j]).sum() / (x[i].norm() * y[j].norm())
+    return out
+
+
+# ---------------------------------------------------------------- pairwise_l1
+
+
+class _BigTensorWatch(rules.Watch):
+    """Fails a call in which a torch function made a tensor with more new bytes than allowed."""
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit = limit
+
+    def after(self, func, args, kwargs, result):
+        inputs = {t.untyped_storage().data_ptr() for t in rules.tensors_in((args, kwargs))}
+        for t in rules.tensors_in(result):
+            storage = t.untyped_storage()
+            if storage.nbytes() > self.limit and storage.data_ptr() not in inputs:
+                name = rules.torch_name(func).removeprefix("torch.")
+                return (f"`{name}` made a tensor of shape {tuple(t.shape)} ({storage.nbytes()} "
+                        f"bytes); no tensor may be larger than the biggest of `x`, `y` and the "
+                        f"result ({self.limit} bytes here)")
+        return None
+
+
+def _size_budget(x, y) -> int:
+    """Bytes of the biggest of x, y and the (n, m) result."""
+    size = x.element_size()
+    return max(x.numel() * size, y.numel() * size, x.shape[0] * y.shape[0] * size)
+
+
+def _no_tensor_bigger_than_inputs_or_result() -> rules.Rule:
+    def variants(solution, arg_names):
+        return [("the (n, m, d) difference, then a sum",
+                 lambda x, y: (x[:, None, :] - y[None, :, :]).abs().sum(dim=-1))]
+
+    return rules.Rule("no tensor larger than the biggest of x, y and the (n, m) result",
+                      watch=lambda args, arg_names: _BigTensorWatch(_size_budget(*args)),
+                      wrong_variants=variants)
+
+
+def _pairwise_l1_solution(x, y):
+    out = torch.zeros(x.shape[0], y.shape[0], dtype=x.dtype)
+    for k in range(x.shape[1]):
+        out += (x[:, k, None] - y[:, k]).abs()
+    return out
+
+
+@st.composite
+def _point_sets_any(draw):
+    dtype = draw(st.sampled_from((torch.float32, torch.float64, torch.int64)))
+    n, m, d = draw(st.integers(0, 5)), draw(st.integers(0, 5)), draw(st.integers(0, 4))
     x = draw(tensors(shape=(n, d), dtypes=(dtype,), low=-5, high=5))
     y = draw(tensors(shape=(m, d), dtypes=(dtype,), low=-5, high=5))
     return x, y
 
 
 @exercise(
-    "broadcasting.pairwise_sq_dists",
-    title="All squared distances at once",
-    statement="Write `pairwise_sq_dists(x, y)` for point sets `x` of shape `(n, d)` and `y` of "
-              "shape `(m, d)` that returns the `(n, m)` tensor `out[i, j] == ((x[i] - y[j]) ** "
-              "2).sum()`. Broadcast the difference to shape `(n, m, d)`, then reduce; no Python "
-              "loops.",
-    inputs=_two_point_sets(),
+    "broadcasting.pairwise_l1",
+    title="Pairwise L1 distances on a memory budget",
+    statement="Write `pairwise_l1(x, y)` for point sets `x` of shape `(n, d)` and `y` of shape "
+              "`(m, d)` (same dtype) returning the `(n, m)` tensor `out[i, j] == (x[i] - "
+              "y[j]).abs().sum()`. No tensor your function makes may be larger than the biggest "
+              "of `x`, `y` and the result, so the `(n, m, d)` difference is out; a Python loop "
+              "over a small dim is allowed. No `torch.cdist`.",
+    inputs=_point_sets_any(),
     edge_cases=[
-        (torch.tensor([[0., 0.], [1., 1.]]), torch.tensor([[1., 0.], [3., 4.]])),  # n == m
-        (torch.tensor([[0., 0.], [1., 1.], [2., 0.]]), torch.tensor([[3., 4.]])),
+        (torch.tensor([[0., 0.], [1., 1.], [2., 0.]]),
+         torch.tensor([[1., 0.], [3., 4.], [0., 0.], [2., 2.]])),  # (3, 4, 2) would be too big
+        (torch.tensor([[1, 5], [2, -1]]), torch.tensor([[0, 0], [4, 4]])),  # n == m
         (torch.tensor([[1.], [2.]]), torch.tensor([[0.], [5.], [7.]])),
         (torch.zeros(2, 0), torch.zeros(3, 0)),
         (torch.zeros(0, 2), torch.tensor([[1., 2.]])),
+        (make_tensor(list(range(6)), (3, 2), torch.float32, "transposed"),
+         torch.tensor([[1., 1.], [0., 3.]])),
     ],
-    hint="`x[:, None, :]` has shape `(n, 1, d)` and `y[None, :, :]` has shape `(1, m, d)`: their "
-         "difference is `(n, m, d)`. Square it and sum over the last dim.",
-    rules=[rules.no_loops(), _NO_COPIES],
-    solution=_pairwise_solution,
+    hint="Loop over the `d` features: feature `k` of every point of `x` as a column "
+         "(`x[:, k, None]`, shape `(n, 1)`) against feature `k` of every point of `y` "
+         "(`y[:, k]`, shape `(m,)`) is an `(n, m)` table. Add the tables' absolute values up.",
+    rules=[_no_tensor_bigger_than_inputs_or_result(),
+           rules.banned("cdist", "pairwise_distance", reason="compute the distances yourself")],
+    solution=_pairwise_l1_solution,
     wrong=[
+        ("squared distances instead of L1",
+         lambda x, y: sum(((x[:, k, None] - y[:, k]) ** 2 for k in range(x.shape[1])),
+                          torch.zeros(x.shape[0], y.shape[0], dtype=x.dtype))),
         ("aligned the wrong way: shape (m, n)",
-         lambda x, y: ((x[None, :, :] - y[:, None, :]) ** 2).sum(dim=-1)),
-        ("row by row: x - y", lambda x, y: ((x - y) ** 2).sum(dim=-1)),
+         lambda x, y: _pairwise_l1_solution(y, x)),
+        ("row by row: |x - y|", lambda x, y: (x - y).abs().sum(dim=-1)),
     ],
 )
-def pairwise_sq_dists(x, y):
-    """out[i, j] = sum over k of (x[i, k] - y[j, k]) ** 2 (loops: the specification only)."""
+def pairwise_l1(x, y):
+    """out[i, j] = sum over k of |x[i, k] - y[j, k]| (loops: the specification only)."""
     n, d = x.shape
     m = y.shape[0]
     out = torch.zeros(n, m, dtype=x.dtype)
     for i in range(n):
         for j in range(m):
             for k in range(d):
-                out[i, j] += (x[i, k] - y[j, k]) ** 2
+                out[i, j] += (x[i, k] - y[j, k]).abs()
     return out
 
 

@@ -21,7 +21,7 @@ def test_quiz_checks_answers_in_the_page(browser, book_url):
 
 
 def test_broadcast_explorer_recomputes_when_a_shape_is_edited(browser, book_url):
-    page, problems = _open(browser, f"{book_url}/notebooks/04-broadcasting.html")
+    page, problems = _open(browser, f"{book_url}/notebooks/04-1-the-broadcasting-rule.html")
     page.wait_for_selector(".tl-bx .tl-bx-input", timeout=20_000)
     explorer = page.locator(".tl-bx").first
     first, second = (explorer.locator(f"input.tl-bx-input[data-operand='{i}']") for i in (0, 1))
