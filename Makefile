@@ -45,7 +45,7 @@ chromium:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
 unit: setup
-	$(PY) -m pytest -q -p no:cacheprovider --ignore=tests/browser tests
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --ignore=tests/browser tests
 
 notebooks: setup
 	$(PY) -m pytest -q -p no:cacheprovider --nbval notebooks \
@@ -54,7 +54,7 @@ notebooks: setup
 book-strict: book
 
 browser: setup chromium
-	$(PY) -m pytest -q -p no:cacheprovider tests/browser
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 tests/browser
 
 js: setup
 	node --test tests/js/
