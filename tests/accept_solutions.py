@@ -381,6 +381,29 @@ def one_hot_assign(labels, num_classes):
     return out
 
 
+# ---------------------------------------------------------------- indexing.sum_per_class
+
+
+def sum_per_class_bincount(labels, weights, num_classes):
+    # bincount returns int64 when there is no sample at all, hence the cast
+    return torch.bincount(labels, weights=weights, minlength=num_classes).float()
+
+
+def sum_per_class_index_put(labels, weights, num_classes):
+    totals = torch.zeros(num_classes, dtype=torch.float32)
+    totals.index_put_((labels,), weights, accumulate=True)
+    return totals
+
+
+def sum_per_class_scatter_add(labels, weights, num_classes):
+    return weights.new_zeros(num_classes).scatter_add(0, labels, weights)
+
+
+def sum_per_class_compare(labels, weights, num_classes):
+    onehot = labels[:, None] == torch.arange(num_classes)
+    return (onehot * weights[:, None]).sum(dim=0)
+
+
 # ---------------------------------------------------------------- indexing.crop_at
 
 
@@ -721,6 +744,8 @@ ALTERNATIVES = {
                               "pick_per_row_gather_function", "pick_per_row_flat"],
     "indexing.last_valid": ["last_valid_arange", "last_valid_take_along", "last_valid_explicit"],
     "indexing.one_hot": ["one_hot_compare", "one_hot_eye", "one_hot_scatter", "one_hot_assign"],
+    "indexing.sum_per_class": ["sum_per_class_bincount", "sum_per_class_index_put",
+                               "sum_per_class_scatter_add", "sum_per_class_compare"],
     "indexing.crop_at": ["crop_at_permute", "crop_at_unfold", "crop_at_gather"],
     "memory_layout.transpose_view": ["transpose_view_method", "transpose_view_permute",
                                      "transpose_view_function", "transpose_view_strides"],

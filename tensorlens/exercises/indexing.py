@@ -1,4 +1,4 @@
-"""Exercises for chapter 2, indexing and gathering: advanced indexing, gather, scatter, crops.
+"""Exercises for chapter 2, indexing: advanced indexing, gather, scatter, accumulation, crops.
 
 Each reference is written with explicit loops so it reads as a specification; the rules say how
 the learner's version must differ (no loops, no library shortcut).
@@ -145,6 +145,63 @@ def one_hot(labels, num_classes):
     out = torch.zeros(labels.shape[0], num_classes, dtype=torch.float32)
     for i in range(labels.shape[0]):
         out[i, labels[i]] = 1.0
+    return out
+
+
+# ---------------------------------------------------------------- sums per class (the silent bug)
+
+
+@st.composite
+def _labels_and_weights(draw):
+    num_classes = draw(st.integers(1, 4))
+    n = draw(st.integers(0, 6))
+    labels = torch.tensor(draw(st.lists(st.integers(0, num_classes - 1), min_size=n, max_size=n)),
+                          dtype=torch.int64)
+    weights = draw(tensors(shape=(n,), dtypes=(torch.float32,)))
+    return labels, weights, num_classes
+
+
+def _sum_per_class_solution(labels, weights, num_classes):
+    return torch.zeros(num_classes).index_add_(0, labels, weights)
+
+
+def _sum_per_class_silent_bug(labels, weights, num_classes):
+    totals = torch.zeros(num_classes)
+    totals[labels] += weights          # a repeated label is added once
+    return totals
+
+
+@exercise(
+    "indexing.sum_per_class",
+    title="The total per class",
+    statement="Write `sum_per_class(labels, weights, num_classes)` for integer `labels` of shape "
+              "`(N,)` (each in `0 .. num_classes - 1`) and `float32` `weights` of shape `(N,)` "
+              "that returns a `float32` tensor of shape `(num_classes,)` whose entry `c` is the "
+              "sum of `weights[i]` over every `i` with `labels[i] == c` (0.0 for a class with no "
+              "sample). No Python loops.",
+    inputs=_labels_and_weights(),
+    edge_cases=[
+        (torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), 3),
+        (torch.tensor([1, 1, 1, 1]), torch.ones(4), 2),
+        (torch.zeros(0, dtype=torch.int64), torch.zeros(0), 2),
+        (torch.tensor([1, 0, 1]), make_tensor([1, 2, 4], (3,), torch.float32, "sliced"), 2),
+    ],
+    hint="`totals[labels] += weights` reads every selected total, adds and writes back, so a "
+         "label that repeats is written several times with the same sum. Accumulate instead: "
+         "`index_add_`, `index_put_(..., accumulate=True)`, `scatter_add_`, or `bincount` with "
+         "`weights=` (which returns int64 when there are no samples: convert).",
+    rules=[rules.no_loops()],
+    solution=_sum_per_class_solution,
+    wrong=[("the silent bug: totals[labels] += weights", _sum_per_class_silent_bug),
+           ("counts instead of sums",
+            lambda labels, weights, num_classes:
+            torch.bincount(labels, minlength=num_classes).float())],
+)
+def sum_per_class(labels, weights, num_classes):
+    """out[c] = sum of weights[i] with labels[i] == c (a loop, to be read)."""
+    out = torch.zeros(num_classes, dtype=torch.float32)
+    for i in range(labels.shape[0]):
+        out[labels[i]] += weights[i]
     return out
 
 
