@@ -577,67 +577,77 @@ def channels_last_strides_named(shape: tuple[int, int, int, int]) -> tuple[int, 
     return n_stride, c_stride, h_stride, w_stride
 
 
-# ---------------------------------------------------------------- practice.weighted_ce
+# ---------------------------------------------------------------- practice.weighted_mse
 
 
-def weighted_ce_view(logits, targets, weights):
-    return (F.cross_entropy(logits, targets, reduction="none") * weights.view(-1)).mean()
+def weighted_mse_mse_loss(pred, target, weights):
+    per_sample = F.mse_loss(pred, target, reduction="none").mean(dim=-1)
+    return torch.sum(per_sample * weights) / torch.sum(weights)
 
 
-def weighted_ce_log_softmax(logits, targets, weights):
-    logp = logits.log_softmax(dim=-1)
-    nll = -logp.gather(1, targets[:, None]).squeeze(1)
-    return (nll * weights.flatten()).mean()
+def weighted_mse_dot(pred, target, weights):
+    errors = (pred - target).pow(2).mean(1)
+    return weights @ errors / weights.sum()
 
 
-def weighted_ce_nll(logits, targets, weights):
-    losses = F.nll_loss(F.log_softmax(logits, dim=1), targets, reduction="none")
-    return torch.mean(losses * weights.reshape(len(targets)))
+def weighted_mse_column(pred, target, weights):
+    w = weights[:, None]                                  # [B, 1] against [B, D]
+    return (w * (pred - target) ** 2).sum() / (w.sum() * pred.shape[1])
 
 
-def weighted_ce_logsumexp(logits, targets, weights):
-    picked = logits[torch.arange(len(targets)), targets]
-    per_sample = torch.logsumexp(logits, dim=1) - picked
-    return (weights.reshape(-1) * per_sample).sum() / len(targets)
+# ---------------------------------------------------------------- practice.masked_mean
 
 
-# ---------------------------------------------------------------- practice.length_mask
+def masked_mean_masked_fill(x, lengths):
+    pad = torch.arange(x.size(1)).unsqueeze(0) >= lengths.unsqueeze(1)
+    total = x.masked_fill(pad.unsqueeze(-1), 0).sum(1)
+    return total / lengths.unsqueeze(1).to(x.dtype)
 
 
-def length_mask_gt(lengths, max_len):
-    return lengths.unsqueeze(1) > torch.arange(max_len, device=lengths.device)
+def masked_mean_einsum(x, lengths):
+    mask = (torch.arange(x.shape[1]) < lengths.view(-1, 1)).to(x.dtype)
+    return torch.einsum("bl,bld->bd", mask, x) / mask.sum(dim=1, keepdim=True)
 
 
-def length_mask_lt_function(lengths, max_len):
-    return torch.lt(torch.arange(max_len)[None, :], lengths.view(-1, 1))
+def masked_mean_cumsum(x, lengths):
+    sums = x.cumsum(dim=1)
+    picked = sums[torch.arange(x.shape[0]), lengths - 1]
+    return picked / lengths[:, None]
 
 
-def length_mask_expand(lengths, max_len):
-    positions = torch.arange(max_len).expand(len(lengths), max_len)
-    return positions < lengths.unsqueeze(-1)
+# ---------------------------------------------------------------- practice.attend_real_keys
 
 
-# ---------------------------------------------------------------- practice.masked_softmax
+def attend_real_keys_float_mask(q, k, v, is_pad):
+    bias = torch.zeros(is_pad.shape, dtype=q.dtype).masked_fill(is_pad, float("-inf"))
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias.unsqueeze(1))
 
 
-def masked_softmax_nan_to_num(scores, key_mask):
-    keep = key_mask.unsqueeze(1)
-    return torch.where(keep, scores, float("-inf")).softmax(-1).nan_to_num(0.0)
+def attend_real_keys_by_hand(q, k, v, is_pad):
+    scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1))
+    scores = scores.masked_fill(is_pad.unsqueeze(1), float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
 
 
-def masked_softmax_functional(scores, key_mask):
-    pad = key_mask[:, None, :] == 0
-    probs = F.softmax(scores.masked_fill(pad, -float("inf")), dim=-1)
-    return probs.masked_fill(pad, 0)
+def attend_real_keys_logical_not(q, k, v, is_pad):
+    keep = torch.logical_not(is_pad)[:, None, :]
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
 
 
-def masked_softmax_by_hand(scores, key_mask):
-    keep = key_mask[:, None, :]
-    masked = scores.masked_fill(~keep, float("-inf"))
-    top = masked.amax(dim=-1, keepdim=True).nan_to_num(neginf=0.0)
-    e = torch.exp(masked - top)
-    total = e.sum(dim=-1, keepdim=True)
-    return torch.where(total > 0, e / total, torch.zeros_like(e))
+# ---------------------------------------------------------------- practice.sliding_window_mask
+
+
+def sliding_window_mask_tril_triu(lengths, length, window):
+    ones = torch.ones(length, length, dtype=torch.bool)
+    band = torch.tril(ones) & torch.triu(ones, diagonal=1 - window)
+    keys = torch.arange(length)[None, :] < lengths[:, None]
+    return band.unsqueeze(0) & keys.unsqueeze(1)
+
+
+def sliding_window_mask_compare(lengths, length, window):
+    i = torch.arange(length).view(1, -1, 1)
+    j = torch.arange(length).view(1, 1, -1)
+    return (j <= i) & (i - j < window) & (j < lengths.view(-1, 1, 1))
 
 
 # ---------------------------------------------------------------- precision.overflows
@@ -760,11 +770,11 @@ ALTERNATIVES = {
                              "add_into_setitem"],
     "performance.channels_last_strides": ["channels_last_strides_loop", "channels_last_strides_prod",
                                           "channels_last_strides_named"],
-    "practice.weighted_ce": ["weighted_ce_view", "weighted_ce_log_softmax", "weighted_ce_nll",
-                             "weighted_ce_logsumexp"],
-    "practice.length_mask": ["length_mask_gt", "length_mask_lt_function", "length_mask_expand"],
-    "practice.masked_softmax": ["masked_softmax_nan_to_num", "masked_softmax_functional",
-                                "masked_softmax_by_hand"],
+    "practice.weighted_mse": ["weighted_mse_mse_loss", "weighted_mse_dot", "weighted_mse_column"],
+    "practice.masked_mean": ["masked_mean_masked_fill", "masked_mean_einsum", "masked_mean_cumsum"],
+    "practice.attend_real_keys": ["attend_real_keys_float_mask", "attend_real_keys_by_hand",
+                                  "attend_real_keys_logical_not"],
+    "practice.sliding_window_mask": ["sliding_window_mask_tril_triu", "sliding_window_mask_compare"],
     "precision.overflows": ["overflows_not_nan", "overflows_logical", "overflows_abs"],
     "precision.spacing": ["spacing_nextafter", "spacing_frexp", "spacing_bits"],
     "saving.compact_for_saving": ["compact_size", "compact_empty_like"],
