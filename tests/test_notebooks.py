@@ -127,7 +127,7 @@ def test_pages_teach_and_leave_the_audit_to_the_appendix(path):
     page links there from a "Common mistake" admonition."""
     cells = _load(path)["cells"][1:]
     # a "Common mistake" admonition may name the source article it links to
-    prose = re.sub(r"```\{admonition\}.*?\n```", "", _markdown(cells), flags=re.S)
+    prose = re.sub(r"(```|:::+)\{admonition\}.*?\n\1", "", _markdown(cells), flags=re.S)
     text = prose + "\n" + "\n".join(
         line for line in _code(cells).splitlines() if line.lstrip().startswith("#"))
     found = AUDIT_WORDS.findall(text)
