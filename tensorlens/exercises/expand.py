@@ -72,6 +72,12 @@ def _repeat_rows_solution(x, k):
     return x[:, None, :].expand(n, k, d).reshape(n * k, d)
 
 
+def _repeat_rows_silent_bug(x, k):
+    # what the exercise shows: runs, right shape, right for one row, repeat's order otherwise
+    n, d = x.shape
+    return x[None].expand(k, n, d).reshape(k * n, d)
+
+
 @st.composite
 def _matrix_and_count(draw):
     x = draw(tensors(shape=shapes(2, 2, 0, 3), dtypes=(torch.float32, torch.int64, torch.bool)))
@@ -106,6 +112,7 @@ def _matrix_and_count(draw):
     wrong=[
         ("whole tensor k times (repeat's order)",
          lambda x, k: x[None].expand(k, *x.shape).reshape(k * x.shape[0], x.shape[1])),
+        ("the silent bug of the exercises page", _repeat_rows_silent_bug),
     ],
 )
 def repeat_rows(x, k):
