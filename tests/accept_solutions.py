@@ -278,6 +278,29 @@ def match_to_as_strided(w, x):
     return torch.as_strided(w, x.shape, strides, w.storage_offset())
 
 
+# ---------------------------------------------------------------- expand.pair_features
+
+
+def pair_features_minus_one(a, b):
+    n, m = len(a), len(b)
+    return torch.cat((a.unsqueeze(1).expand(-1, m, -1), b.unsqueeze(0).expand(n, -1, -1)), -1)
+
+
+def pair_features_broadcast_to(a, b):
+    n, d = a.shape
+    m, e = b.shape
+    left = torch.broadcast_to(a.view(n, 1, d), (n, m, d))
+    right = torch.broadcast_to(b.view(1, m, e), (n, m, e))
+    return torch.concat([left, right], dim=2)
+
+
+def pair_features_index(a, b):
+    # advanced indexing builds the pairs too
+    rows = torch.arange(len(a))[:, None].expand(len(a), len(b))
+    cols = torch.arange(len(b))[None, :].expand(len(a), len(b))
+    return torch.cat([a[rows], b[cols]], dim=-1)
+
+
 # ---------------------------------------------------------------- expand.repeat_rows
 
 
@@ -747,6 +770,8 @@ ALTERNATIVES = {
                                      "broadcast_shape_negative_index"],
     "expand.match_to": ["match_to_reshape", "match_to_view", "match_to_movedim",
                         "match_to_as_strided"],
+    "expand.pair_features": ["pair_features_minus_one", "pair_features_broadcast_to",
+                             "pair_features_index"],
     "expand.repeat_rows": ["repeat_rows_flatten", "repeat_rows_contiguous",
                            "repeat_rows_broadcast_to"],
     "expand.source_grad": ["source_grad_loops", "source_grad_padded", "source_grad_two_steps"],

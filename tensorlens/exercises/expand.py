@@ -1,9 +1,10 @@
 """Exercises for chapter 5, ``expand``, ``expand_as`` and ``repeat``.
 
 The references spell results out element by element (loops, or autograd itself for the gradient
-exercise); the rules ask for what the chapter teaches: a stride-0 view instead of a copy, ``expand``
-plus ``reshape`` instead of ``repeat_interleave``, and the gradient of ``expand`` as a sum over the
-expanded dimensions worked out by hand.
+exercise); the rules ask for what the chapter teaches: a stride-0 view instead of a copy, stride-0
+views as the inputs of ``cat`` (which does not broadcast), ``expand`` plus ``reshape`` instead of
+``repeat_interleave`` (the chapter's silent bug: the same with the wrong order), and the gradient
+of ``expand`` as a sum over the expanded dimensions worked out by hand.
 """
 
 import math
@@ -64,12 +65,82 @@ def match_to(w, x):
     return out
 
 
+# ---------------------------------------------------------------- pair_features
+
+
+def _pair_features_solution(a, b):
+    n, d = a.shape
+    m, e = b.shape
+    return torch.cat([a[:, None, :].expand(n, m, d), b[None, :, :].expand(n, m, e)], dim=2)
+
+
+@st.composite
+def _two_feature_sets(draw):
+    dtype = draw(st.sampled_from((torch.float32, torch.int64)))
+    n, m = draw(st.integers(0, 3)), draw(st.integers(0, 3))
+    d, e = draw(st.integers(0, 3)), draw(st.integers(0, 3))
+    a = draw(tensors(shape=(n, d), dtypes=(dtype,)))
+    b = draw(tensors(shape=(m, e), dtypes=(dtype,)))
+    return a, b
+
+
+def _pair_features_swapped(a, b):
+    # b's features first: right shape only when d == e, wrong values
+    n, m = a.shape[0], b.shape[0]
+    return torch.cat([b[None].expand(n, m, b.shape[1]), a[:, None].expand(n, m, a.shape[1])], dim=2)
+
+
+@exercise(
+    "expand.pair_features",
+    title="Every pair of feature vectors, side by side",
+    statement="Write `pair_features(a, b)` for `a` of shape `(n, d)` and `b` of shape `(m, e)` "
+              "(same dtype): return the `(n, m, d + e)` tensor whose entry `[i, j]` is `a[i]` "
+              "followed by `b[j]`. `torch.cat` does not broadcast, so give it full-size inputs "
+              "as stride-0 views: no `repeat`, `repeat_interleave` or `tile`, no Python loops.",
+    inputs=_two_feature_sets(),
+    edge_cases=[
+        (torch.tensor([[1., 2.], [3., 4.]]), torch.tensor([[5.], [6.], [7.]])),
+        (torch.tensor([[1, 2, 3]]), torch.tensor([[4, 5, 6]])),
+        (torch.zeros(0, 2), torch.ones(3, 1)),
+        (torch.ones(2, 0), torch.ones(2, 0)),
+        (make_tensor([1, 2, 3, 4], (2, 2), torch.float32, "transposed"),
+         torch.tensor([[9.], [8.]])),
+    ],
+    hint="Give `a` a size-1 dimension for `j` (`a[:, None, :]`, shape `(n, 1, d)`) and `b` one "
+         "for `i` (`b[None]`, shape `(1, m, e)`), `expand` both to `(n, m, ...)` with their own "
+         "last size, and `torch.cat` them along the last dimension.",
+    rules=[rules.no_loops(),
+           rules.banned("repeat", "repeat_interleave", "tile",
+                        reason="give cat stride-0 views, not copies")],
+    solution=_pair_features_solution,
+    wrong=[
+        ("b's features first", _pair_features_swapped),
+    ],
+)
+def pair_features(a, b):
+    """out[i, j] = cat(a[i], b[j]) (loops: the specification)."""
+    n, d = a.shape
+    m, e = b.shape
+    out = torch.empty(n, m, d + e, dtype=a.dtype)
+    for i in range(n):
+        for j in range(m):
+            out[i, j, :d] = a[i]
+            out[i, j, d:] = b[j]
+    return out
+
+
 # ---------------------------------------------------------------- repeat_rows
 
 
 def _repeat_rows_solution(x, k):
     n, d = x.shape
     return x[:, None, :].expand(n, k, d).reshape(n * k, d)
+
+
+def _repeat_rows_silent_bug(x, k):
+    # what the exercise shows: runs, right shape, right for one row, repeat's order otherwise
+    n, d = x.shape
+    return x[None].expand(k, n, d).reshape(k * n, d)
 
 
 @st.composite
@@ -106,6 +177,7 @@ def _matrix_and_count(draw):
     wrong=[
         ("whole tensor k times (repeat's order)",
          lambda x, k: x[None].expand(k, *x.shape).reshape(k * x.shape[0], x.shape[1])),
+        ("the silent bug of the exercises page", _repeat_rows_silent_bug),
     ],
 )
 def repeat_rows(x, k):
