@@ -18,32 +18,6 @@ import torch
 import torch.nn.functional as F
 
 
-# ---------------------------------------------------------------- autograd.unbroadcast
-
-
-def unbroadcast_loops(grad, shape):
-    """Sum leading dims one at a time, then every stretched dim (loops are allowed here)."""
-    while grad.dim() > len(shape):
-        grad = grad.sum(0)
-    for i, n in enumerate(shape):
-        if n == 1 and grad.shape[i] != 1:
-            grad = grad.sum(i, keepdim=True)
-    return grad
-
-
-def unbroadcast_padded(grad: torch.Tensor, shape: tuple) -> torch.Tensor:
-    """Pad `shape` with leading 1s, sum every dim where it is 1 (keepdim), then reshape."""
-    padded = (1,) * (grad.dim() - len(shape)) + tuple(shape)
-    dims = [d for d, (g, s) in enumerate(zip(grad.shape, padded)) if s == 1 and g != 1]
-    if dims:
-        grad = torch.sum(grad, dim=dims, keepdim=True)
-    return grad.reshape(shape)
-
-
-def unbroadcast_sum_to_size(grad, shape):
-    return grad.sum_to_size(shape)
-
-
 # ---------------------------------------------------------------- autograd.relu_backward
 
 
@@ -748,10 +722,70 @@ def safetensors_header_loop(data: bytes) -> list:
     return rows
 
 
+# ---------------------------------------------------------------- autograd.gradient_descent
+
+
+def gradient_descent_optimizer(data, target, w0, lr, steps):
+    """torch.optim.SGD with zero_grad() at the start of each step."""
+    w = w0.detach().clone().requires_grad_(True)
+    opt = torch.optim.SGD([w], lr=lr)
+    for _ in range(steps):
+        opt.zero_grad()
+        F.mse_loss(data @ w, target).backward()
+        opt.step()
+    return w.detach()
+
+
+def gradient_descent_autograd_grad(data, target, w0, lr, steps):
+    """torch.autograd.grad returns the gradient: nothing accumulates."""
+    w = w0.clone().requires_grad_()
+    for _ in range(steps):
+        (g,) = torch.autograd.grad(((data @ w - target) ** 2).mean(), w)
+        w = (w - lr * g).detach().requires_grad_()
+    return w.detach()
+
+
+def gradient_descent_zero_first(data, target, w0, lr, steps):
+    w = torch.tensor(w0.tolist(), requires_grad=True)
+    for _ in range(steps):
+        if w.grad is not None:
+            w.grad.zero_()
+        loss = torch.mean(torch.square(torch.matmul(data, w) - target))
+        loss.backward()
+        with torch.no_grad():
+            w.sub_(lr * w.grad)
+    return w.detach().clone()
+
+
+# ---------------------------------------------------------------- autograd.straight_through_clamp
+
+
+def clamp_st_detach_trick(x, low, high):
+    """The straight-through estimator without a Function: x plus a detached correction."""
+    return x + (x.clamp(low, high) - x).detach()
+
+
+class _ClampST(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, low, high):
+        return torch.clamp(x, min=low, max=high)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.clone(), None, None
+
+
+def clamp_st_ctx_attributes(x, low, high):
+    """A module-level Function that takes low and high as inputs (None gradients for them)."""
+    return _ClampST.apply(x, low, high)
+
+
 # ---------------------------------------------------------------- the list
 
 ALTERNATIVES = {
-    "autograd.unbroadcast": ["unbroadcast_loops", "unbroadcast_padded", "unbroadcast_sum_to_size"],
+    "autograd.gradient_descent": ["gradient_descent_optimizer", "gradient_descent_autograd_grad",
+                                  "gradient_descent_zero_first"],
+    "autograd.straight_through_clamp": ["clamp_st_detach_trick", "clamp_st_ctx_attributes"],
     "autograd.relu_backward": ["relu_backward_mul", "relu_backward_masked_fill",
                                "relu_backward_where_scalar"],
     "autograd.mse_grad": ["mse_grad_transpose", "mse_grad_matmul", "mse_grad_broadcast",

@@ -1,7 +1,11 @@
-"""Exercises for chapter 7, autograd: gradients computed by hand, checked against autograd.
+"""Exercises for chapter 7, autograd.
 
-Each reference asks autograd itself (a leaf, a forward pass, ``backward``), so torch is the
-oracle; the learner must get the same gradient without ``backward`` or ``torch.autograd``.
+Two exercises compute a gradient by hand (``relu_backward``, ``mse_grad``): each reference asks
+autograd itself (a leaf, a forward pass, ``backward``), so torch is the oracle, and the learner
+must get the same gradient without ``backward`` or ``torch.autograd``. Two use autograd:
+``gradient_descent`` (the "find the silent bug" exercise: gradients that accumulate across
+steps) and ``straight_through_clamp`` (a custom backward rule, checked by a call rule that runs
+backward through the learner's result).
 """
 
 import torch
@@ -12,60 +16,6 @@ from .strategies import make_tensor, st, tensors
 
 _NO_AUTOGRAD = rules.banned(*rules.AUTOGRAD_NAMES,
                             reason="compute the gradient yourself; autograd is the reference")
-
-
-@st.composite
-def _grad_and_shape(draw):
-    """A target shape and a gradient of a shape it broadcasts to (maybe with extra leading dims)."""
-    shape = tuple(draw(st.lists(st.integers(1, 3), min_size=0, max_size=3)))
-    extra = tuple(draw(st.lists(st.integers(1, 3), min_size=0, max_size=2)))
-    stretched = tuple(draw(st.integers(1, 3)) if n == 1 else n for n in shape)
-    grad = draw(tensors(shape=extra + stretched, dtypes=(torch.float32,)))
-    return grad, shape
-
-
-def _unbroadcast_solution(grad, shape):
-    extra = grad.dim() - len(shape)
-    out = grad.sum(dim=tuple(range(extra))) if extra else grad
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and out.shape[i] != 1)
-    return out.sum(dim=stretched, keepdim=True) if stretched else out.clone()
-
-
-def _unbroadcast_no_keepdim(grad, shape):
-    # drops the size-1 dims instead of keeping them
-    extra = grad.dim() - len(shape)
-    out = grad.sum(dim=tuple(range(extra))) if extra else grad
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and out.shape[i] != 1)
-    return out.sum(dim=stretched) if stretched else out.clone()
-
-
-@exercise(
-    "autograd.unbroadcast",
-    title="Reduce a broadcast gradient",
-    statement="A tensor of shape `shape` was broadcast (or expanded) to `grad.shape`. Write "
-              "`unbroadcast(grad, shape)` that returns the gradient autograd accumulates into the "
-              "original tensor: `grad` summed over the added leading dims and over every dim "
-              "where `shape` has size 1, with result shape exactly `shape`. Do not call autograd.",
-    inputs=_grad_and_shape(),
-    edge_cases=[
-        (torch.arange(12.).reshape(3, 4), (3, 1)),
-        (torch.arange(12.).reshape(3, 4), (1, 4)),
-        (torch.arange(12.).reshape(3, 4), (4,)),
-        (torch.arange(6.).reshape(2, 3), ()),
-        (torch.arange(24.).reshape(2, 3, 4), (3, 1)),
-        (make_tensor(list(range(6)), (2, 3), torch.float32, "transposed"), (2, 3)),
-    ],
-    hint="First sum away the `grad.dim() - len(shape)` leading dims, then sum with "
-         "`keepdim=True` over each dim where `shape` has a 1 but `grad` does not.",
-    rules=[_NO_AUTOGRAD],
-    solution=_unbroadcast_solution,
-    wrong=[("forgets keepdim=True", _unbroadcast_no_keepdim)],
-)
-def unbroadcast(grad, shape):
-    """What backward does: a leaf of `shape`, expanded to grad.shape, receives grad."""
-    leaf = torch.zeros(shape, dtype=grad.dtype, requires_grad=True)
-    leaf.expand(grad.shape).backward(grad)
-    return leaf.grad
 
 
 @st.composite
@@ -160,3 +110,158 @@ def mse_grad(data, w, target):
     leaf = w.detach().clone().requires_grad_()
     ((data @ leaf - target) ** 2).mean().backward()
     return leaf.grad
+
+
+# ---------------------------------------------------------------- the silent bug: zero_grad
+
+
+@st.composite
+def _descent_problem(draw):
+    n = draw(st.integers(1, 5))
+    k = draw(st.integers(1, 3))
+    data = draw(tensors(shape=(n, k), dtypes=(torch.float32,), low=-2, high=2))
+    target = draw(tensors(shape=(n, 1), dtypes=(torch.float32,), low=-2, high=2))
+    w0 = draw(tensors(shape=(k, 1), dtypes=(torch.float32,), low=-2, high=2))
+    lr = draw(st.sampled_from([0.01, 0.05, 0.1]))
+    steps = draw(st.integers(0, 4))
+    return data, target, w0, lr, steps
+
+
+def _descent_accumulates(data, target, w0, lr, steps):
+    # the silent bug: .grad is never reset, so step t uses the sum of t gradients
+    w = w0.clone().requires_grad_()
+    for _ in range(steps):
+        loss = ((data @ w - target) ** 2).mean()
+        loss.backward()
+        with torch.no_grad():
+            w -= lr * w.grad
+    return w.detach()
+
+
+def _descent_solution(data, target, w0, lr, steps):
+    w = w0.clone().requires_grad_()
+    for _ in range(steps):
+        loss = ((data @ w - target) ** 2).mean()
+        loss.backward()
+        with torch.no_grad():
+            w -= lr * w.grad
+        w.grad = None
+    return w.detach()
+
+
+def _descent_returns_start(data, target, w0, lr, steps):
+    return w0.clone()
+
+
+@exercise(
+    "autograd.gradient_descent",
+    title="Find the silent bug: a descent that speeds up",
+    statement="`gradient_descent(data, target, w0, lr, steps)` should run `steps` steps of "
+              "gradient descent on `loss = ((data @ w - target) ** 2).mean()`, starting from "
+              "`w0` (which it must leave unchanged), each step `w -= lr * dloss/dw`, and "
+              "return the final `w` as a tensor that does not require grad. The version in the "
+              "chapter runs without an error but every step after the first uses the wrong "
+              "gradient. Write the fixed function.",
+    inputs=_descent_problem(),
+    edge_cases=[
+        (torch.ones(1, 1), torch.zeros(1, 1), torch.ones(1, 1), 0.1, 3),
+        (torch.arange(6.0).reshape(3, 2) / 4, torch.ones(3, 1), torch.zeros(2, 1), 0.1, 2),
+        (make_tensor([1, 0, 2, -1], (2, 2), torch.float32, "transposed"),
+         torch.tensor([[1.0], [0.0]]), torch.tensor([[0.5], [-0.5]]), 0.05, 4),
+    ],
+    hint="`backward()` adds into `w.grad`; reset it (`w.grad = None` or `w.grad.zero_()`) "
+         "once per step, after the update.",
+    solution=_descent_solution,
+    wrong=[("the silent bug: never resets w.grad", _descent_accumulates),
+           ("returns w0", _descent_returns_start)],
+)
+def gradient_descent(data, target, w0, lr, steps):
+    """The specification: the gradient 2 / N * data.T @ (data @ w - target), by hand."""
+    w = w0.clone()
+    for _ in range(steps):
+        residual = data @ w - target
+        w = w - lr * (2.0 / residual.numel() * data.T @ residual)
+    return w
+
+
+# ---------------------------------------------------------------- a custom backward rule
+
+
+@st.composite
+def _clamp_problem(draw):
+    x = draw(tensors(dtypes=(torch.float32,), min_dims=1, max_dims=2, min_side=1, max_side=4,
+                     low=-4, high=4))
+    low = draw(st.sampled_from([-2.0, -1.0, 0.0]))
+    high = draw(st.sampled_from([0.5, 1.0, 2.0]))
+    return x.requires_grad_(), low, high
+
+
+def _straight_through_holds(call):
+    """The gradient through the result must be grad_output itself, everywhere."""
+    x, result = call.args[0], call.result
+    if not isinstance(result, torch.Tensor) or result.grad_fn is None:
+        return ("the result is not connected to `x` by autograd (no `grad_fn`): "
+                "`backward()` through it would never reach `x`")
+    grad_output = torch.arange(1.0, result.numel() + 1).reshape(result.shape)
+    (grad,) = torch.autograd.grad(result, x, grad_output, allow_unused=True)
+    if grad is None:
+        return "the result does not depend on `x` in the graph, so `x` gets no gradient"
+    if grad.shape != x.shape or not torch.allclose(grad, grad_output):
+        return ("the values are right, but the gradient that reaches `x` is not the incoming "
+                "gradient unchanged (straight through), at least where `x` lies outside "
+                "`[low, high]`")
+    return None
+
+
+_STRAIGHT_THROUGH = rules.Rule(
+    description="backward passes the incoming gradient to `x` unchanged, everywhere",
+    check_call=_straight_through_holds)
+
+
+def _clamp_function_solution(x, low, high):
+    class ClampStraightThrough(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clamp(low, high)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output
+
+    return ClampStraightThrough.apply(x)
+
+
+def _clamp_plain(x, low, high):
+    # autograd's own clamp: gradient 0 outside [low, high]
+    return x.clamp(low, high)
+
+
+def _clamp_detached(x, low, high):
+    return x.detach().clamp(low, high)
+
+
+@exercise(
+    "autograd.straight_through_clamp",
+    title="A clamp with a straight-through gradient",
+    statement="Write `clamp_st(x, low, high)` that returns `x` clamped to `[low, high]` in the "
+              "forward pass, but whose backward passes the incoming gradient to `x` unchanged, "
+              "also where the clamp cut the value off (a straight-through estimator, as used "
+              "to train through rounding or quantization). `x` is a float tensor that requires "
+              "grad; use a `torch.autograd.Function`. The check compares the values and then "
+              "runs backward through your result.",
+    inputs=_clamp_problem(),
+    edge_cases=[
+        (torch.tensor([-3.0, 0.0, 3.0]).requires_grad_(), -1.0, 1.0),
+        (torch.tensor([[5.0, -5.0], [0.5, 1.0]]).requires_grad_(), 0.0, 1.0),
+    ],
+    hint="In `backward(ctx, grad_output)`, return `grad_output` itself; the forward is "
+         "`x.clamp(low, high)`. Define the class inside your function so it can use `low` and "
+         "`high`, or save them on `ctx`.",
+    rules=[_STRAIGHT_THROUGH],
+    solution=_clamp_function_solution,
+    wrong=[("autograd's own clamp (gradient 0 outside the range)", _clamp_plain),
+           ("cut from the graph", _clamp_detached)],
+)
+def straight_through_clamp(x, low, high):
+    """The forward values only; the straight-through backward is checked by the rule."""
+    return x.clamp(low, high)
