@@ -106,7 +106,7 @@ def test_root_page_redirects_to_the_introduction(browser, book_url):
 def test_every_chapter_is_built():
     assert PAGES, "no pages in _build/html: run `make book` first"
     assert "index.html" in PAGES
-    assert "notebooks/03-memory-layout.html" in PAGES
+    assert "notebooks/03-1-storage-and-strides.html" in PAGES
 
 
 CHAPTER_PAGES = [p for p in PAGES if p.startswith("notebooks/")]
