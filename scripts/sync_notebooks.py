@@ -10,7 +10,7 @@ Usage (what ``make sync`` and ``make execute`` run)::
     python scripts/sync_notebooks.py            # regenerate and execute the out-of-date ones
     python scripts/sync_notebooks.py --all      # re-execute every chapter (after a tensorlens change)
     python scripts/sync_notebooks.py --check    # only report; exit 1 if any is out of date
-    python scripts/sync_notebooks.py 03-memory-layout   # just these chapters
+    python scripts/sync_notebooks.py 03-1-storage-and-strides   # just these pages
 
 A notebook is out of date when it is missing or when any cell's type, source or metadata (tags,
 figure alt text, ...) differs from its source's. :func:`differences` is the comparison that
@@ -117,7 +117,7 @@ def execute(source: pathlib.Path) -> float:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("chapters", nargs="*", help="chapter names (e.g. 03-memory-layout)")
+    parser.add_argument("chapters", nargs="*", help="chapter names (e.g. 03-1-storage-and-strides)")
     parser.add_argument("--all", action="store_true", help="re-execute even up-to-date chapters")
     parser.add_argument("--check", action="store_true", help="report only; exit 1 if out of date")
     args = parser.parse_args(argv)

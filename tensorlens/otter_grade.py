@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m tensorlens.otter_grade SUBMISSIONS -a dist/assignments/03-memory-layout/autograder.zip \
+    python -m tensorlens.otter_grade SUBMISSIONS -a dist/assignments/03-6-exercises/autograder.zip \
         [--out grades] [--timeout 900]
 
 The laptop path for one chapter's autograder: each submission goes through ``otter run`` (Otter's

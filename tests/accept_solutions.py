@@ -478,6 +478,23 @@ def as_column_transpose(x):
     return x[None].T
 
 
+# ---------------------------------------------------------------- memory_layout.pixel_rows
+
+
+def pixel_rows_movedim(images):
+    n, c, h, w = images.shape
+    return images.movedim(1, -1).reshape(n, h * w, c)
+
+
+def pixel_rows_flatten(images):
+    return images.flatten(2).transpose(1, 2)
+
+
+def pixel_rows_einsum(images):
+    n, c, h, w = images.shape
+    return torch.einsum("nchw->nhwc", images).reshape(n, h * w, c)
+
+
 # ---------------------------------------------------------------- memory_layout.storage_position
 
 
@@ -823,6 +840,8 @@ ALTERNATIVES = {
                                 "as_column_transpose"],
     "memory_layout.storage_position": ["storage_position_loop", "storage_position_map",
                                        "storage_position_tensor"],
+    "memory_layout.pixel_rows": ["pixel_rows_movedim", "pixel_rows_flatten",
+                                 "pixel_rows_einsum"],
     "performance.moving_average": ["moving_average_sum", "moving_average_as_strided",
                                    "moving_average_avg_pool", "moving_average_conv"],
     "performance.add_into": ["add_into_copy_add", "add_into_chained", "add_into_keywords",

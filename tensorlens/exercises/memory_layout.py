@@ -1,4 +1,4 @@
-"""Exercises for chapter 3, memory layout: storage, strides, views vs copies.
+"""Exercises for chapter 3, memory layout: storage, strides, views vs copies, memory order.
 
 Each reference is written with explicit loops so it reads as a specification; the rules say how
 the learner's version must differ (a view, no loops).
@@ -157,3 +157,56 @@ def storage_position(x, index):
             i += x.shape[d]
         position += i * x.stride(d)
     return position
+
+
+def _pixel_rows_solution(images):
+    n, c, h, w = images.shape
+    return images.permute(0, 2, 3, 1).reshape(n, h * w, c)
+
+
+def _pixel_rows_bug(images):
+    """The silent bug of the exercise: reshape keeps the memory order, so channels stay first."""
+    n, c, h, w = images.shape
+    return images.reshape(n, h * w, c)
+
+
+@exercise(
+    "memory_layout.pixel_rows",
+    title="Find the silent bug: one row per pixel",
+    statement="Write `pixel_rows(images)` that turns a batch of shape `(N, C, H, W)` into one row "
+              "per pixel: shape `(N, H*W, C)` with `out[n, h*W + w, c] == images[n, c, h, w]` "
+              "(pixels in row-major order). `images.reshape(n, h * w, c)` has the right shape "
+              "and the wrong values. Any input layout must work, and no Python loops.",
+    inputs=st.tuples(tensors(shape=shapes(4, 4, 0, 3), dtypes=(torch.float32, torch.int64))),
+    edge_cases=[
+        torch.arange(12.).reshape(1, 3, 2, 2),
+        torch.arange(12.).reshape(1, 3, 2, 2).contiguous(memory_format=torch.channels_last),
+        torch.arange(12).reshape(1, 2, 2, 3),
+        torch.zeros(0, 3, 2, 2),
+        make_tensor(list(range(12)), (1, 2, 3, 2), torch.float32, "transposed"),
+    ],
+    hint="`reshape` never moves a value: it reads the elements in their current (row-major) "
+         "order, where all of channel 0 comes first. Move the channel dim last with "
+         "`permute(0, 2, 3, 1)` first, then merge H and W.",
+    rules=[rules.no_loops()],
+    solution=_pixel_rows_solution,
+    wrong=[
+        ("reshapes without moving the channels (the bug in the statement)", _pixel_rows_bug),
+        ("views the channels-last memory instead of moving the channels",
+         lambda images: images.contiguous(memory_format=torch.channels_last).reshape(
+             images.shape[0], images.shape[2] * images.shape[3], images.shape[1])),
+        ("puts pixels in column-major order (transpose(1, 3) swaps H and W too)",
+         lambda images: images.transpose(1, 3).reshape(
+             images.shape[0], images.shape[2] * images.shape[3], images.shape[1])),
+    ],
+)
+def pixel_rows(images):
+    """out[n, h*W + w, c] = images[n, c, h, w], element by element (the specification only)."""
+    n, c, h, w = images.shape
+    out = torch.empty(n, h * w, c, dtype=images.dtype)
+    for i in range(n):
+        for y in range(h):
+            for x in range(w):
+                for k in range(c):
+                    out[i, y * w + x, k] = images[i, k, y, x]
+    return out

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import sync_notebooks  # noqa: E402
 
-CHAPTER = "03-memory-layout"
+CHAPTER = "03-1-storage-and-strides"
 TOKEN = "tensor-views-test"
 ADDED = "# added in JupyterLab"
 

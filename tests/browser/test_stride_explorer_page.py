@@ -1,8 +1,10 @@
-"""The StrideExplorer on the memory-layout page works in the static book, with no kernel."""
+"""The StrideExplorer on the memory-layout pages works in the static book, with no kernel."""
 
 from .test_book import _open
 
-PAGE = "notebooks/03-memory-layout.html"
+PAGE = "notebooks/03-1-storage-and-strides.html"
+# the expand example (stride 0) lives on the stride-0 page
+STRIDE_ZERO_PAGE = "notebooks/03-4-stride-zero-and-overlap.html"
 
 
 def _first_explorer(page):
@@ -37,7 +39,7 @@ def _point_until(page, canvas, found, steps=80):
 
 
 def test_pointing_at_elements_and_storage_cells_explains_them(browser, book_url):
-    page, problems = _open(browser, f"{book_url}/{PAGE}")
+    page, problems = _open(browser, f"{book_url}/{STRIDE_ZERO_PAGE}")
     # the expand example: stride 0, so every storage cell is read by three elements
     expanded = page.locator(".tl-se", has=page.locator(".tl-stride", has_text="(0, 1)")).first
     expanded.scroll_into_view_if_needed()

@@ -4,7 +4,7 @@ from .test_book import _open
 
 
 def test_quiz_checks_answers_in_the_page(browser, book_url):
-    page, problems = _open(browser, f"{book_url}/notebooks/03-memory-layout.html")
+    page, problems = _open(browser, f"{book_url}/notebooks/03-1-storage-and-strides.html")
     page.wait_for_selector(".tl-quiz .tl-quiz-question", timeout=20_000)
     first = page.locator(".tl-quiz-question[data-index='0']").first
     first.locator(".tl-quiz-input").fill("(4, 3, 1)")
@@ -14,7 +14,7 @@ def test_quiz_checks_answers_in_the_page(browser, book_url):
     first.locator(".tl-quiz-submit").click()
     assert first.get_attribute("data-state") == "correct"
     choice = page.locator(".tl-quiz-question[data-index='3']").first
-    choice.locator(".tl-quiz-choice").nth(2).click()       # x[[0, 1]]: advanced indexing copies
+    choice.locator(".tl-quiz-choice").nth(2).click()       # x[1, 2]: 1·4 + 2 = 6
     assert choice.get_attribute("data-state") == "correct"
     page.close()
     assert problems == []
