@@ -76,21 +76,23 @@ def center_rows_unsqueeze(x):
     return x.sub(means)
 
 
-# ---------------------------------------------------------------- basics.batched_outer
+# ---------------------------------------------------------------- basics.interleave
 
 
-def batched_outer_index(a, b):
-    return a[:, :, None] * b[:, None, :]
+def interleave_cat(a, b):
+    pairs = torch.cat([a.unsqueeze(1), b.unsqueeze(1)], dim=1)
+    return pairs.view(2 * a.shape[0], *a.shape[1:])
 
 
-def batched_outer_einsum(a, b):
-    return torch.einsum("bi,bj->bij", a, b)
+def interleave_stack_function(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return torch.flatten(torch.stack([a, b], 1), start_dim=0, end_dim=1)
 
 
-def batched_outer_reshape(a, b):
-    B, n = a.shape
-    m = b.shape[1]
-    return torch.mul(a.reshape(B, n, 1), b.reshape(B, 1, m))
+def interleave_index(a, b):
+    out = torch.empty((2 * len(a),) + tuple(a.shape[1:]), dtype=a.dtype)
+    out[0::2] = a
+    out[1::2] = b
+    return out
 
 
 # ---------------------------------------------------------------- basics.average_images
@@ -107,6 +109,26 @@ def average_images_halves(a, b):
 
 def average_images_bitwise(a, b):
     return (a & b) + ((a ^ b) >> 1)
+
+
+# ---------------------------------------------------------------- basics.tiles
+
+
+def tiles_permute(img, k):
+    h, w = img.shape
+    grid = img.view(h // k, k, w // k, k).permute(0, 2, 1, 3)
+    return grid.reshape(-1, k, k)
+
+
+def tiles_split_cat(img, k):
+    # row strips side by side: (k, rows * W); each k columns of that is one tile
+    strips = torch.cat(img.split(k, dim=0), dim=1)
+    return strips.reshape(k, -1, k).transpose(0, 1)
+
+
+def tiles_unfold(img, k):
+    patches = img.unfold(0, k, k).unfold(1, k, k)  # (rows, cols, k, k)
+    return patches.reshape(-1, k, k)
 
 
 # ---------------------------------------------------------------- broadcasting.outer_sum
@@ -808,7 +830,8 @@ ALTERNATIVES = {
     "autograd.mse_grad": ["mse_grad_transpose", "mse_grad_matmul", "mse_grad_broadcast",
                           "mse_grad_einsum"],
     "basics.center_rows": ["center_rows_index", "center_rows_functions", "center_rows_unsqueeze"],
-    "basics.batched_outer": ["batched_outer_index", "batched_outer_einsum", "batched_outer_reshape"],
+    "basics.interleave": ["interleave_cat", "interleave_stack_function", "interleave_index"],
+    "basics.tiles": ["tiles_permute", "tiles_split_cat", "tiles_unfold"],
     "basics.average_images": ["average_images_int32", "average_images_halves",
                               "average_images_bitwise"],
     "broadcasting.outer_sum": ["outer_sum_unsqueeze", "outer_sum_view", "outer_sum_reshape"],

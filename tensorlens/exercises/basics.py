@@ -1,4 +1,4 @@
-"""Exercises for chapter 1, tensor basics: shape operations, reductions, products, attention.
+"""Exercises for chapter 1, tensor basics: reductions, joining, dtypes and shape operations.
 
 Each reference is written with explicit loops so it reads as a specification; the rules say how
 the learner's version must differ (a view, no loops, no library shortcut).
@@ -50,52 +50,53 @@ def center_rows(x):
     return out
 
 
-# ---------------------------------------------------------------- batched outer products
+# ---------------------------------------------------------------- interleave two batches
 
 
 @st.composite
-def _outer_inputs(draw):
-    batch, n, m = draw(st.integers(0, 3)), draw(st.integers(0, 4)), draw(st.integers(0, 4))
-    dtypes = (torch.float32, torch.int64)
-    dtype = draw(st.sampled_from(dtypes))
-    a = draw(tensors(shape=(batch, n), dtypes=(dtype,)))
-    b = draw(tensors(shape=(batch, m), dtypes=(dtype,)))
-    return a, b
+def _interleave_inputs(draw):
+    shape = draw(shapes(1, 3, 0, 4))
+    dtype = draw(st.sampled_from((torch.float32, torch.int64)))
+    return tuple(draw(tensors(shape=shape, dtypes=(dtype,))) for _ in range(2))
 
 
-def _batched_outer_solution(a, b):
-    return a.unsqueeze(2) * b.unsqueeze(1)
+def _interleave_solution(a, b):
+    return torch.stack((a, b), dim=1).flatten(0, 1)
 
 
 @exercise(
-    "basics.batched_outer",
-    title="Batched outer products",
-    statement="Write `batched_outer(a, b)` for `a` of shape `(B, n)` and `b` of shape `(B, m)` "
-              "(same dtype) that returns `out` of shape `(B, n, m)` with "
-              "`out[k, i, j] == a[k, i] * b[k, j]`, without Python loops.",
-    inputs=_outer_inputs(),
+    "basics.interleave",
+    title="Interleave two batches",
+    statement="Write `interleave(a, b)` for two tensors of the same shape `(n, ...)` and dtype "
+              "that returns the `2n` items in the order `a[0], b[0], a[1], b[1], ...`: a tensor "
+              "of shape `(2n, ...)` with `out[2 * i] == a[i]` and `out[2 * i + 1] == b[i]`, "
+              "without Python loops.",
+    inputs=_interleave_inputs(),
     edge_cases=[
-        (torch.tensor([[1.0, 2.0]]), torch.tensor([[3.0, 4.0, 5.0]])),
-        (torch.arange(6).reshape(2, 3), torch.arange(6).reshape(2, 3)),
-        (torch.zeros(0, 2), torch.zeros(0, 3)),
-        (torch.zeros(2, 0), torch.ones(2, 3)),
+        (torch.zeros(0), torch.zeros(0)),
+        (torch.tensor([1, 2, 3]), torch.tensor([10, 20, 30])),
+        (torch.arange(6.0).reshape(3, 2), -torch.arange(6.0).reshape(3, 2)),
+        (make_tensor(list(range(6)), (2, 3), torch.int64, "transposed"),
+         make_tensor(list(range(6, 12)), (2, 3), torch.int64, "sliced")),
     ],
-    hint="Give `a` a size-1 dim at the end and `b` one in the middle, then multiply: broadcasting "
-         "builds the grid. (`torch.bmm` of `(B, n, 1)` by `(B, 1, m)` works for floats too.)",
+    hint="`torch.cat` puts all of `b` after all of `a`. Put each pair `a[i], b[i]` side by "
+         "side in a new dim first (`torch.stack` with `dim=1`), then merge that dim with the "
+         "first one.",
     rules=[rules.no_loops()],
-    solution=_batched_outer_solution,
-    wrong=[("operands swapped", lambda a, b: b.unsqueeze(2) * a.unsqueeze(1))],
+    solution=_interleave_solution,
+    wrong=[("cat: all of a, then all of b", lambda a, b: torch.cat((a, b))),
+           ("stack on dim 0, then merge", lambda a, b: torch.stack((a, b)).flatten(0, 1)),
+           ("b first", lambda a, b: torch.stack((b, a), dim=1).flatten(0, 1))],
 )
-def batched_outer(a, b):
-    """out[k, i, j] = a[k, i] * b[k, j] (three loops, to be read)."""
-    batch, n = a.shape
-    m = b.shape[1]
-    out = torch.empty(batch, n, m, dtype=a.dtype)
-    for k in range(batch):
-        for i in range(n):
-            for j in range(m):
-                out[k, i, j] = a[k, i] * b[k, j]
-    return out
+def interleave(a, b):
+    """Item by item: a[0], b[0], a[1], b[1], ... (a loop, to be read)."""
+    items = []
+    for i in range(a.shape[0]):
+        items.append(a[i])
+        items.append(b[i])
+    if not items:
+        return torch.empty((0,) + tuple(a.shape[1:]), dtype=a.dtype)
+    return torch.stack(items)
 
 
 # ---------------------------------------------------------------- average two uint8 images (silent bug)
@@ -144,3 +145,61 @@ def average_images(a, b):
     for i in range(flat_a.numel()):
         out[i] = (int(flat_a[i]) + int(flat_b[i])) // 2
     return out.reshape(a.shape)
+
+
+# ---------------------------------------------------------------- cut an image into tiles
+
+
+@st.composite
+def _tiles_inputs(draw):
+    k = draw(st.integers(1, 3))
+    rows, cols = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    dtype = draw(st.sampled_from((torch.float32, torch.int64)))
+    img = draw(tensors(shape=(rows * k, cols * k), dtypes=(dtype,)))
+    return img, k
+
+
+def _tiles_solution(img, k):
+    rows, cols = img.shape[0] // k, img.shape[1] // k
+    return img.reshape(rows, k, cols, k).transpose(1, 2).reshape(-1, k, k)
+
+
+@exercise(
+    "basics.tiles",
+    title="Cut an image into tiles",
+    statement="Write `tiles(img, k)` for a 2-D tensor `img` whose height and width are multiples "
+              "of `k` (at least one tile). It returns the `k` x `k` tiles of `img`, row of tiles by row of tiles, "
+              "left to right: a tensor of shape `(T, k, k)`, `T` the number of tiles, where "
+              "tile number `r * (W // k) + c` is `img[r*k:(r+1)*k, c*k:(c+1)*k]`. "
+              "No Python loops.",
+    inputs=_tiles_inputs(),
+    edge_cases=[
+        (torch.arange(16.0).reshape(4, 4), 2),
+        (torch.arange(8).reshape(2, 4), 2),
+        (torch.arange(24).reshape(4, 6), 2),
+        (make_tensor(list(range(12)), (2, 6), torch.float64, "transposed"), 2),
+        (torch.arange(6).reshape(2, 3), 1),
+    ],
+    hint="`img.reshape(-1, k, k)` runs but cuts the rows of `img` into pieces, not squares. "
+         "Split each dim in two first, `(H // k, k, W // k, k)`: the tile's row and column "
+         "numbers, and the position inside the tile. Then bring the two tile numbers next to "
+         "each other before you merge them.",
+    rules=[rules.no_loops()],
+    solution=_tiles_solution,
+    wrong=[("reshape(-1, k, k): row pieces, not squares", lambda img, k: img.reshape(-1, k, k)),
+           ("tiles in column order",
+            lambda img, k: img.reshape(img.shape[0] // k, k, img.shape[1] // k, k)
+            .permute(2, 0, 1, 3).reshape(-1, k, k)),
+           ("each tile transposed",
+            lambda img, k: img.reshape(img.shape[0] // k, k, img.shape[1] // k, k)
+            .permute(0, 2, 3, 1).reshape(-1, k, k))],
+)
+def tiles(img, k):
+    """Tile by tile, row of tiles by row of tiles (loops, to be read)."""
+    out = []
+    for r in range(img.shape[0] // k):
+        for c in range(img.shape[1] // k):
+            out.append(img[r * k:(r + 1) * k, c * k:(c + 1) * k])
+    if not out:
+        return torch.empty(0, k, k, dtype=img.dtype)
+    return torch.stack(out)
