@@ -107,6 +107,8 @@ def test_has_the_shape_of_its_kind(path):
         assert 3 <= len(_exercise_ids(cells)) <= 5, "a chapter has 3-5 exercises"
         assert any("Find the silent bug" in title for title in titles), \
             "one exercise is headed 'Find the silent bug'"
+        assert not [title for title in titles if re.match(r"\d+\. ", title)], \
+            "the book numbers the exercises' sections; a number in the heading repeats it"
         return
     assert "You will be able to" in markdown, "goals near the top"
     assert "Check yourself" in titles
