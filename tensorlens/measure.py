@@ -31,7 +31,7 @@ import matplotlib.pyplot as plt
 import torch
 from torch.utils import benchmark
 
-__all__ = ["storage_bytes", "shares_storage", "allocated_bytes", "time_call", "Sweep", "cost_sweep", "plot_sweep"]
+__all__ = ["storage_bytes", "shares_storage", "allocated_bytes", "quiet_stderr", "time_call", "Sweep", "cost_sweep", "plot_sweep"]
 
 METRICS = ("bytes", "seconds")
 
@@ -360,3 +360,19 @@ def plot_sweep(sweep: Sweep, metric: str = "bytes", *, xlabel: str = "size", tit
     if title:
         ax.set_title(title, fontsize=11)
     return fig
+
+
+def quiet_stderr():
+    """A context manager that hides what C++ code writes to standard error while it is active.
+
+    ``torch.profiler`` logs a ``profiler_start`` and a ``profiler_stop`` line with a timestamp on
+    every run; a notebook cell that profiles inside ``with quiet_stderr():`` prints only its own
+    output.
+
+    Examples
+    --------
+    >>> from torch.profiler import profile
+    >>> with quiet_stderr(), profile() as prof:
+    ...     _ = torch.ones(3) + 1
+    """
+    return _quiet_stderr()

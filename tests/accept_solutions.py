@@ -586,6 +586,30 @@ def add_into_setitem(a, b, out):
     return out
 
 
+# ---------------------------------------------------------------- performance.running_totals
+
+
+def running_totals_clone(x):
+    total = torch.zeros(x.shape[1], dtype=x.dtype)
+    rows = []
+    for row in x:
+        torch.add(total, row, out=total)
+        rows.append(total.clone())
+    return torch.stack(rows)
+
+
+def running_totals_fresh(x):
+    rows, total = [], torch.zeros_like(x[0])
+    for row in x:
+        total = total + row
+        rows.append(total)
+    return torch.stack(rows)
+
+
+def running_totals_method(x):
+    return x.cumsum(0)
+
+
 # ---------------------------------------------------------------- performance.channels_last_strides
 
 
@@ -869,6 +893,8 @@ ALTERNATIVES = {
                                    "moving_average_avg_pool", "moving_average_conv"],
     "performance.add_into": ["add_into_copy_add", "add_into_chained", "add_into_keywords",
                              "add_into_setitem"],
+    "performance.running_totals": ["running_totals_clone", "running_totals_fresh",
+                                   "running_totals_method"],
     "performance.channels_last_strides": ["channels_last_strides_loop", "channels_last_strides_prod",
                                           "channels_last_strides_named"],
     "practice.weighted_mse": ["weighted_mse_mse_loss", "weighted_mse_dot", "weighted_mse_column"],

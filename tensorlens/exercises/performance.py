@@ -2,7 +2,8 @@
 
 Each reference spells the result out plainly (a loop where that reads best); the rules ask for the
 fast version: no Python loops, results written into a buffer the caller owns, strides worked out
-by hand instead of asked from torch.
+by hand instead of asked from torch. ``running_totals`` is the chapter's "find the silent bug": a
+reused buffer appended to a list, so every row is the last total.
 """
 
 import torch
@@ -142,3 +143,54 @@ def _channels_last_strides_solution(shape):
 def channels_last_strides(shape):
     """The strides torch gives a channels-last tensor of this shape (the specification)."""
     return tuple(torch.empty(shape, memory_format=torch.channels_last).stride())
+
+
+# ---------------------------------------------------------------- running_totals (silent bug)
+
+
+def _running_totals_solution(x):
+    return torch.cumsum(x, dim=0)
+
+
+def _running_totals_shared_buffer(x):
+    # the silent bug: every entry of rows is the same tensor, total, so all equal the last total
+    total = torch.zeros(x.shape[1], dtype=x.dtype)
+    rows = []
+    for row in x:
+        torch.add(total, row, out=total)
+        rows.append(total)
+    return torch.stack(rows)
+
+
+@exercise(
+    "performance.running_totals",
+    title="Find the silent bug: running totals in a reused buffer",
+    statement="`x` is a 2-D float tensor `[T, N]` (`T >= 1`): one row of `N` values per step. "
+              "Write `running_totals(x)` that returns a `[T, N]` tensor whose row `t` is the sum "
+              "of rows `0, ..., t` of `x`, with the dtype of `x`, without changing `x`. The "
+              "version in the statement reuses one buffer through `out=` and appends it to a "
+              "list; it runs, and every row comes out as the final total.",
+    inputs=st.tuples(tensors(dtypes=(torch.float32, torch.float64), min_dims=2, max_dims=2,
+                             min_side=1)),
+    edge_cases=[
+        (torch.tensor([[1., 2.], [3., 4.], [5., 6.]]),),
+        (torch.tensor([[7.]]),),
+        (torch.arange(6, dtype=torch.float64).reshape(3, 2),),
+        (make_tensor(list(range(6)), (3, 2), torch.float32, "transposed"),),
+    ],
+    hint="`rows.append(total)` appends the same tensor every time; later writes through `out=` "
+         "change all of them. Append a copy, or let one call accumulate along dim 0.",
+    rules=[],
+    solution=_running_totals_solution,
+    wrong=[("the shared buffer: every row is the last total", _running_totals_shared_buffer),
+           ("totals along dim 1 instead of dim 0", lambda x: torch.cumsum(x, dim=1)),
+           ("the sum of all rows, repeated", lambda x: x.sum(dim=0).expand_as(x))],
+)
+def running_totals(x):
+    """Row t is x[0] + ... + x[t] (the specification)."""
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    total = torch.zeros(x.shape[1], dtype=x.dtype)
+    for t in range(x.shape[0]):
+        total = total + x[t]
+        out[t] = total
+    return out
