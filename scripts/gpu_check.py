@@ -1,8 +1,8 @@
 """Run the device-dependent demonstrations of chapter 8 on a real CUDA GPU and print the results.
 
-The book is executed on a CPU-only machine, where the chapter simulates these cases (the meta
-device, FakeTensorMode, a storage location tag) or skips them. On a machine with a GPU this script
-shows what really happens, so the chapter's statements can be checked:
+The book is executed on a CPU-only machine, where chapter 8's GPU cells (guarded by
+``torch.cuda.is_available()``) take their other branch and say what a GPU shows. On a machine with
+a GPU this script shows what really happens, so the chapter's statements can be checked:
 
 1. the error when a CUDA tensor meets a CPU tensor (and a CPU module meets a CUDA input);
 2. the CUDA memory counters around ``del`` and ``torch.cuda.empty_cache()``;

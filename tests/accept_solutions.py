@@ -726,6 +726,21 @@ def overflows_abs(x, dtype):
     return (x.to(dtype).abs() == math.inf) & (x.abs() < math.inf)
 
 
+# ---------------------------------------------------------------- precision.half_mean
+
+
+def half_mean_double(x):
+    return (x.double().sum() / x.numel()).half()
+
+
+def half_mean_sum_dtype(x):
+    return (x.sum(dtype=torch.float32) / len(x)).to(torch.float16)
+
+
+def half_mean_function(x: torch.Tensor) -> torch.Tensor:
+    return torch.mean(x, dtype=torch.float32).to(dtype=torch.float16)
+
+
 # ---------------------------------------------------------------- precision.spacing
 
 
@@ -903,6 +918,7 @@ ALTERNATIVES = {
                                   "attend_real_keys_logical_not"],
     "practice.sliding_window_mask": ["sliding_window_mask_tril_triu", "sliding_window_mask_compare"],
     "precision.overflows": ["overflows_not_nan", "overflows_logical", "overflows_abs"],
+    "precision.half_mean": ["half_mean_double", "half_mean_sum_dtype", "half_mean_function"],
     "precision.spacing": ["spacing_nextafter", "spacing_frexp", "spacing_bits"],
     "saving.compact_for_saving": ["compact_size", "compact_empty_like"],
     "saving.safetensors_header": ["safetensors_header_struct", "safetensors_header_loop"],

@@ -108,3 +108,48 @@ def spacing(x):
     """From the format: x = m * 2**e with 0.5 <= m < 1, and the gap is eps * 2**(e - 1)."""
     _, exponent = torch.frexp(x.double())
     return (torch.finfo(x.dtype).eps * torch.pow(2.0, exponent.double() - 1)).to(x.dtype)
+
+
+@st.composite
+def _half_values(draw):
+    values = draw(st.lists(st.one_of(st.integers(-300, 300).map(float),
+                                     st.sampled_from([0.5, 10.0, 1000.0, 30000.0, 65504.0])),
+                           min_size=1, max_size=6))
+    copies = draw(st.sampled_from([1, 10, 1000, 5000]))
+    return torch.tensor(values, dtype=torch.float16).repeat(copies)
+
+
+def _half_mean_solution(x):
+    return x.float().mean().half()
+
+
+def _half_mean_in_float16(x):
+    # the silent bug: the float16 sum saturates at inf once it passes 65504
+    return x.sum() / x.numel()
+
+
+@exercise(
+    "precision.half_mean",
+    title="Find the silent bug: a float16 mean",
+    statement="`half_mean(x)` should return the mean of a non-empty 1-D `float16` tensor `x` "
+              "as a 0-d `float16` tensor. The version `return x.sum() / x.numel()` runs and is "
+              "right on small inputs, but returns `inf` for ten thousand 10s. Write a version "
+              "that is right whenever the mean itself fits in `float16`.",
+    inputs=_half_values(),
+    edge_cases=[
+        torch.tensor([1.0, 2.0], dtype=torch.float16),
+        torch.full((10_000,), 10.0, dtype=torch.float16),
+        torch.tensor([65504.0, 65504.0], dtype=torch.float16),
+        torch.tensor([65504.0, -65504.0], dtype=torch.float16),
+    ],
+    hint="The result fits in `float16`; the running sum does not. Accumulate in `float32` "
+         "(`x.float()` or `sum(dtype=torch.float32)`) and convert only the mean back.",
+    solution=_half_mean_solution,
+    wrong=[("sums in float16, which saturates at inf", _half_mean_in_float16)],
+)
+def half_mean(x):
+    """The mean in exact Python arithmetic, rounded to float16 once at the end."""
+    total = 0.0
+    for value in x.tolist():
+        total += value
+    return torch.tensor(total / len(x), dtype=torch.float16)
