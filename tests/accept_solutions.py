@@ -759,6 +759,49 @@ def spacing_bits(x):
     return (x.view(as_int) + 1).view(x.dtype) - x
 
 
+# ---------------------------------------------------------------- saving.strip_module_prefix
+
+
+def strip_prefix_slice(items):
+    prefix = "module."
+    out = []
+    for name, value in items:
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+        out.append((name, value))
+    return out
+
+
+def strip_prefix_partition(items):
+    def fix(name):
+        head, dot, rest = name.partition(".")
+        return rest if head == "module" and dot else name
+    return [(fix(k), v) for k, v in items]
+
+
+# ---------------------------------------------------------------- saving.snapshot
+
+
+def snapshot_bytesio(tensors):
+    import io
+    buffer = io.BytesIO()
+    torch.save(tensors, buffer)
+    buffer.seek(0)
+    return torch.load(buffer)
+
+
+def snapshot_storages(tensors):
+    copies, out = {}, []
+    for t in tensors:
+        key = t.untyped_storage().data_ptr()
+        if key not in copies:
+            copies[key] = t.untyped_storage().clone()
+        view = torch.empty(0, dtype=t.dtype)
+        view.set_(copies[key], t.storage_offset(), t.shape, t.stride())
+        out.append(view)
+    return out
+
+
 # ---------------------------------------------------------------- saving.compact_for_saving
 
 
@@ -921,5 +964,7 @@ ALTERNATIVES = {
     "precision.half_mean": ["half_mean_double", "half_mean_sum_dtype", "half_mean_function"],
     "precision.spacing": ["spacing_nextafter", "spacing_frexp", "spacing_bits"],
     "saving.compact_for_saving": ["compact_size", "compact_empty_like"],
+    "saving.strip_module_prefix": ["strip_prefix_slice", "strip_prefix_partition"],
+    "saving.snapshot": ["snapshot_bytesio", "snapshot_storages"],
     "saving.safetensors_header": ["safetensors_header_struct", "safetensors_header_loop"],
 }

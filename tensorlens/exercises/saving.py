@@ -3,12 +3,19 @@
 - ``saving.compact_for_saving``: ``torch.save`` writes a tensor's whole storage, so a small view of
   a big tensor makes a big file. The rule below judges what would be written: the result may hold
   no more storage bytes than its elements need, and it may copy only when the input holds more.
+- ``saving.strip_module_prefix`` (the silent bug): names saved from ``DataParallel``/DDP start
+  with ``module.``; ``k.lstrip("module.")`` strips characters, not a prefix, and with
+  ``strict=False`` the damage loads silently. Rename the keys correctly.
+- ``saving.snapshot``: a checkpoint round trip in memory: copies that share no memory with the
+  inputs, yet share it among themselves exactly where the inputs did (as ``torch.load`` does).
 - ``saving.safetensors_header``: a ``.safetensors`` file is an 8-byte length, a JSON header and raw
   bytes; reading the header by hand shows why loading one cannot run code.
 
 Needs the ``safetensors`` package (the inputs of the second exercise are real files' bytes).
 """
 
+import copy
+import io
 import json
 
 import torch
@@ -101,6 +108,154 @@ def compact_for_saving(t):
     return t.clone()
 
 
+# ---------------------------------------------------------------- strip_module_prefix
+
+_PREFIX = "module."
+_KEY_NAMES = ("layer1.0.weight", "embed.weight", "fc.bias", "modules.0.weight", "out.weight",
+              "submodule.linear.weight", "decoder.module.weight", "module.x", "bn.running_mean")
+
+
+def _strip_solution(items):
+    return [(name.removeprefix(_PREFIX), value) for name, value in items]
+
+
+def _pairs(names):
+    return [(name, torch.full((2,), float(i))) for i, name in enumerate(names)]
+
+
+@st.composite
+def _state_items(draw):
+    names = draw(st.lists(st.sampled_from(_KEY_NAMES), max_size=5, unique=True))
+    prefixed = draw(st.booleans())
+    return (_pairs([_PREFIX + n if prefixed or draw(st.booleans()) else n for n in names]),)
+
+
+def _renamed(rename):
+    return lambda items: [(rename(name), value) for name, value in items]
+
+
+@exercise(
+    "saving.strip_module_prefix",
+    title="Strip the wrapper's prefix (a silent bug fixed)",
+    statement="`items` is `list(state.items())` for a state dict `state` saved from a model "
+              "wrapped in `DataParallel`: a list of `(name, tensor)` pairs whose names may start "
+              "with `module.`. Write `strip_module_prefix(items)` that returns the pairs in the "
+              "same order with the same tensors, each name with one leading `module.` removed "
+              "and every other character kept: `'module.layer1.0.weight'` becomes "
+              "`'layer1.0.weight'`, `'submodule.linear.weight'` stays as it is.",
+    inputs=_state_items(),
+    edge_cases=[
+        ([],),
+        (_pairs(["module.layer1.0.weight", "module.embed.weight"]),),
+        (_pairs(["module.modules.0.weight", "submodule.linear.weight"]),),
+        (_pairs(["module.module.x", "decoder.module.weight"]),),
+    ],
+    hint="`str.lstrip('module.')` removes any of the characters m, o, d, u, l, e and `.` from "
+         "the left, not the word; `str.replace` removes `module.` everywhere. Test "
+         "`name.startswith('module.')` and slice, or use `str.removeprefix`.",
+    solution=_strip_solution,
+    wrong=[("the silent bug: lstrip", _renamed(lambda name: name.lstrip("module."))),
+           ("replace everywhere", _renamed(lambda name: name.replace("module.", ""))),
+           ("every leading prefix", _renamed(
+               lambda name: name.removeprefix("module.").removeprefix("module.")))],
+)
+def strip_module_prefix(items):
+    """The pairs with one leading ``module.`` removed from each name (the specification)."""
+    renamed = []
+    for name, value in items:
+        if name.startswith("module."):
+            name = name[len("module."):]
+        renamed.append((name, value))
+    return renamed
+
+
+# ---------------------------------------------------------------- snapshot
+
+
+def _groups(tensors):
+    """For each tensor, the index of the first tensor on the same storage (by data pointer)."""
+    firsts = {}
+    return [firsts.setdefault(t.untyped_storage().data_ptr(), i) for i, t in enumerate(tensors)]
+
+
+def _check_snapshot(call):
+    (inputs,), result = call.args, call.result
+    if not isinstance(result, list) or len(result) != len(inputs) or \
+            not all(isinstance(t, torch.Tensor) for t in result):
+        return None  # the value comparison has already said what is wrong
+    inside = {t.untyped_storage().data_ptr() for t in inputs}
+    for i, t in enumerate(result):
+        if t.untyped_storage().data_ptr() in inside:
+            return (f"item {i} of the result shares memory with an input: a later training step "
+                    "would change the snapshot")
+    if _groups(result) != _groups(inputs):
+        return ("the items share memory differently from the inputs: "
+                f"inputs {_groups(inputs)}, result {_groups(result)} (each number is the first "
+                "item on the same storage)")
+    return None
+
+
+_SNAPSHOT = rules.Rule(
+    "the result shares no memory with the inputs, and its items share memory with each other "
+    "exactly where the inputs' items do",
+    check_call=_check_snapshot,
+    wrong_variants=lambda solution, arg_names: [("the inputs themselves", lambda ts: ts),
+                                                ("a clone each", lambda ts: [t.clone() for t in ts])],
+)
+
+
+def _snapshot_solution(tensors):
+    return copy.deepcopy(tensors)
+
+
+@st.composite
+def _related_tensors(draw):
+    base = draw(tensors(dtypes=(torch.float32, torch.int64), max_dims=2))
+    if base.numel() == 0:
+        base = torch.arange(4.)
+    flat = base.reshape(-1)
+    items = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(("base", "slice", "other")))
+        if kind == "base":
+            items.append(base)
+        elif kind == "slice":
+            start = draw(st.integers(0, flat.numel() - 1))
+            items.append(flat[start:])
+        else:
+            items.append(flat.clone())
+    return (items,)
+
+
+@exercise(
+    "saving.snapshot",
+    title="Snapshot tensors, links between views kept",
+    statement="Write `snapshot(tensors)`: `tensors` is a list of tensors, some of them views of "
+              "others. Return a list of tensors equal to them that shares no memory with the "
+              "inputs (training can go on without changing it), while two items of the result "
+              "share memory exactly when the two inputs at the same positions do, as after "
+              "`torch.save` followed by `torch.load`.",
+    inputs=_related_tensors(),
+    edge_cases=[
+        ([],),
+        ([torch.arange(4.)],),
+        ([torch.arange(6.), torch.arange(6.)[2:]],),
+        ([torch.arange(6.).reshape(2, 3), torch.ones(2)],),
+    ],
+    hint="`[t.clone() for t in tensors]` gives every item its own storage, so views lose their "
+         "link. `torch.save` to an `io.BytesIO` and `torch.load` from it keeps the links; so "
+         "does `copy.deepcopy`, which copies each storage once.",
+    rules=[_SNAPSHOT],
+    solution=_snapshot_solution,
+)
+def snapshot(tensors):
+    """An in-memory checkpoint round trip (the specification)."""
+    buffer = io.BytesIO()
+    torch.save(tensors, buffer)
+    buffer.seek(0)
+    return torch.load(buffer)
+
+
 # ---------------------------------------------------------------- safetensors_header
 
 def _header_solution(data):
@@ -124,7 +279,7 @@ def _safetensors_files(draw):
 
 @exercise(
     "saving.safetensors_header",
-    title="Read a safetensors header by hand",
+    title="Parse a safetensors header",
     statement="`data` holds the bytes of a `.safetensors` file: 8 bytes giving the header's "
               "length `n` (an unsigned little-endian integer), then `n` bytes of JSON, then the "
               "raw tensor bytes. The JSON maps each tensor's name to its `dtype`, `shape` and "
