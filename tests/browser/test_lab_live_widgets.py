@@ -78,10 +78,25 @@ def _probe(page, after=None):
 
 
 def _run_all(page):
-    page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle")).first.wait_for(
-        timeout=120_000)
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+    """Run > Run All Cells, once the kernel is idle; again if the first cell did not start
+    (a command given while the kernel connects can be lost)."""
+    first = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt").first
+    # JupyterLab may ask which kernel to start (the notebook's own is preselected)
+    select = page.locator(".jp-Dialog button", has_text=re.compile(r"^Select$"))
+    for _ in range(3):
+        page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle")).first.wait_for(
+            timeout=120_000)
+        if select.count():
+            select.first.click()
+            continue
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if re.search(r"\[(\*|\d+)\]", first.inner_text()):
+                return
+            time.sleep(0.5)
+    raise AssertionError("Run All Cells did not start the notebook")
 
 
 def test_explorers_respond_to_clicks_in_a_live_jupyterlab(tmp_path, browser, screenshots):
@@ -100,7 +115,7 @@ def test_explorers_respond_to_clicks_in_a_live_jupyterlab(tmp_path, browser, scr
             page.on("console", lambda msg: msg.type == "error" and errors.append(
                 f"console: {msg.text}"))
             try:
-                page.goto(f"{url}/lab/tree/{path.name}?token={TOKEN}")
+                page.goto(f"{url}/lab/tree/{path.name}?reset&token={TOKEN}")
                 _run_all(page)
                 before_text, before = _probe(page)
                 source = path.read_text(encoding="utf-8")
