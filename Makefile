@@ -13,7 +13,8 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONWARNINGS :=
 
-.PHONY: book test setup lab sync execute student assignments chromium unit notebooks book-strict browser js clean
+.PHONY: book test setup lab sync execute student assignments chromium unit notebooks book-strict browser js clean \
+        test-colab dist zip-book
 
 # The book shows the executed notebooks' stored outputs (nbval proves a fresh kernel reproduces
 # them), so it first brings every notebook up to date with its .md source (make sync).
@@ -22,7 +23,7 @@ book: sync
 	$(BIN)/jupyter-book build -W --keep-going --all .
 	@echo "The book is at $(abspath _build/html/index.html)"
 
-test: setup chromium unit notebooks book-strict browser js
+test: setup chromium unit notebooks book-strict test-colab zip-book browser js
 	@echo "make test: all test stages passed"
 
 setup: $(STAMP) $(VENDOR) $(LAB_SETTINGS)
@@ -45,7 +46,7 @@ chromium:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
 unit: setup
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --ignore=tests/browser tests
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --ignore=tests/browser --ignore=tests/colab tests
 
 notebooks: setup
 	$(PY) -m pytest -q -p no:cacheprovider --nbval notebooks \
@@ -58,6 +59,19 @@ browser: setup chromium
 
 js: setup
 	node --test tests/js/
+
+# Every chapter on Colab's stack (tests/colab/stack.txt), tensorlens installed by the setup cell
+# from a wheel of this checkout. Needs Python 3.13; the stack is cached in ~/.cache/tensor-views
+# (about 6 GB: torch's CUDA build), so only the first run downloads it (about 3 GB).
+test-colab: setup
+	$(PY) -m pytest -q -p no:cacheprovider tests/colab
+
+# The built book as one zip, readable offline: unzip it and open tensor-views/index.html.
+dist: book
+	@$(MAKE) --no-print-directory zip-book
+
+zip-book:
+	$(PY) scripts/make_dist.py _build/html dist/tensor-views-html.zip
 
 lab: setup
 	$(BIN)/jupyter lab $(if $(SUDO),,--allow-root) notebooks

@@ -5,10 +5,16 @@
 - ``stride_explorer`` / ``broadcast_explorer``: widgets that draw them in the browser.
 - ``exercises``: ``check`` and the ``EXERCISES`` registry; ``quiz``: predict-the-result questions.
 
-Names are imported on first use, so the pure model loads without torch or the widget stack.
+Names are imported on first use, so the pure model loads without importing torch or the widget
+stack. Importing tensorlens checks that PyTorch is installed and recent enough (``_torch_check``:
+pip never installs or replaces torch for tensorlens) and otherwise says what to run.
 """
 
 from importlib import import_module
+
+from ._torch_check import TorchMissingError, require_torch
+
+require_torch()
 
 _EXPORTS = {
     "View": "layout",
@@ -22,7 +28,7 @@ _EXPORTS = {
     "Quiz": "quiz",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted([*_EXPORTS, "TorchMissingError"])
 
 
 def __getattr__(name):
