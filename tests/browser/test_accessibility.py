@@ -10,7 +10,7 @@ is photographed in each theme to ``_build/screenshots/widgets/``.
 import pytest
 
 from .conftest import BUILD, ROOT
-from .test_book import PAGES, _open
+from .test_book import PAGES, _open, check_loaded_page
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa"]
@@ -69,6 +69,8 @@ def test_page_has_no_serious_accessibility_violations(browser, book_url, screens
             widget.scroll_into_view_if_needed()
             widget.screenshot(path=str(folder / f"{stem}--{i:02d}-{kind}--{theme}.png"))
         blocking = [v for v in _axe(page) if v["impact"] in BLOCKING]
+        if theme == "light":  # the page checks of test_book.py, on the same load
+            check_loaded_page(page, path, problems, screenshots)
     finally:
         page.close()
     assert not blocking, f"{path} ({theme} theme):\n{_report(blocking)}"

@@ -84,14 +84,14 @@ def _open(browser, url, theme=None):
     return page, problems
 
 
-@pytest.mark.skipif(not PAGES, reason="no built book")
-@pytest.mark.parametrize("path", PAGES)
-def test_page_loads_offline_without_errors(browser, book_url, screenshots, path):
-    page, problems = _open(browser, f"{book_url}/{path}")
+def check_loaded_page(page, path, problems, screenshots):
+    """What every page of the book must satisfy once loaded (``test_accessibility.py`` opens each
+    page, in each theme, and calls this on its light-theme load): no failed or external request,
+    no console error, and a chapter page at most ``MAX_PAGE_HEIGHT_PX`` tall. Keeps a full-page
+    screenshot in ``_build/screenshots/``."""
     page.screenshot(path=str(screenshots / (path.replace("/", "__")[: -len(".html")] + ".png")),
                     full_page=True)
     height = page.evaluate("document.documentElement.scrollHeight")
-    page.close()
     assert problems == []
     if path.startswith("notebooks/") and classify(path[len("notebooks/"):-len(".html")]).kind \
             in ("teaching", "exercises"):
