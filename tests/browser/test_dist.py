@@ -15,6 +15,7 @@ import yaml
 
 from .test_book import _open
 from .test_launch_buttons import toc_files
+from .test_widgets_in_book import edit_broadcast_shapes
 
 ROOT = Path(__file__).resolve().parents[2]
 ZIP = ROOT / "dist" / "tensor-views-html.zip"
@@ -51,12 +52,7 @@ def test_a_widget_page_reads_offline_from_the_unzipped_copy(names, browser, tmp_
                     if "tl.BroadcastExplorer(" in source.read_text(encoding="utf-8")]
     assert widget_pages, "no page shows a BroadcastExplorer"
     page, problems = _open(browser, widget_pages[0].as_uri())
-    page.wait_for_selector(".tl-bx .tl-bx-input", timeout=20_000)
-    explorer = page.locator(".tl-bx").first
-    first, second = (explorer.locator(f"input.tl-bx-input[data-operand='{i}']") for i in (0, 1))
-    first.fill("3, 1")
-    second.fill("1, 5")
-    second.press("Enter")
+    explorer, _ = edit_broadcast_shapes(page)
     assert explorer.locator(".tl-bx-result").inner_text() == "[3, 5]"
     index, index_problems = _open(browser, (site / "index.html").as_uri())
     page.close()

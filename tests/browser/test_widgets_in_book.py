@@ -20,14 +20,20 @@ def test_quiz_checks_answers_in_the_page(browser, book_url):
     assert problems == []
 
 
-def test_broadcast_explorer_recomputes_when_a_shape_is_edited(browser, book_url):
-    page, problems = _open(browser, f"{book_url}/notebooks/04-1-the-broadcasting-rule.html")
+def edit_broadcast_shapes(page):
+    """Type [3, 1] and [1, 5] into the page's first BroadcastExplorer; (explorer, 2nd input)."""
     page.wait_for_selector(".tl-bx .tl-bx-input", timeout=20_000)
     explorer = page.locator(".tl-bx").first
     first, second = (explorer.locator(f"input.tl-bx-input[data-operand='{i}']") for i in (0, 1))
     first.fill("3, 1")
     second.fill("1, 5")
     second.press("Enter")
+    return explorer, second
+
+
+def test_broadcast_explorer_recomputes_when_a_shape_is_edited(browser, book_url):
+    page, problems = _open(browser, f"{book_url}/notebooks/04-1-the-broadcasting-rule.html")
+    explorer, second = edit_broadcast_shapes(page)
     assert explorer.get_attribute("data-state") == "ok"
     assert explorer.locator(".tl-bx-result").inner_text() == "[3, 5]"
     second.fill("4, 5")
