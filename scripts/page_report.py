@@ -4,15 +4,19 @@
 
 Reading time: the page's prose at 200 words a minute plus its shown code at 10 lines a minute
 (code is read slowly, and run), rounded up. Height: `document.documentElement.scrollHeight` of
-the page in headless Chromium with a 1280 x 900 viewport, widgets rendered.
+the page in headless Chromium with a 1280 x 900 viewport, served over HTTP as the browser tests
+serve it, once its widgets have rendered.
 """
 
+import functools
+import http.server
 import json
 import math
 import pathlib
 import re
 import shutil
 import sys
+import threading
 
 from playwright.sync_api import sync_playwright
 
@@ -20,6 +24,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build" / "html"
 WORDS_PER_MINUTE = 200
 CODE_LINES_PER_MINUTE = 10
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the signature is http.server's
+        pass
 
 
 def reading_minutes(notebook: pathlib.Path) -> int:
@@ -40,16 +49,26 @@ def main() -> int:
     if not (BUILD / "index.html").exists():
         print("the book is not built: run `make book` first", file=sys.stderr)
         return 1
+    handler = functools.partial(_QuietHandler, directory=str(BUILD))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
     print("| page | height (px at 1280) | reading (min) |\n| --- | ---: | ---: |")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=shutil.which("chromium"))
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         for notebook in pages:
-            page.goto((BUILD / "notebooks" / f"{notebook.stem}.html").as_uri(), wait_until="load")
-            page.wait_for_timeout(300)
+            page.goto(f"{base}/notebooks/{notebook.stem}.html", wait_until="networkidle")
+            widgets = page.locator(
+                "script[type='application/vnd.jupyter.widget-view+json']").count()
+            if widgets:
+                page.wait_for_function(
+                    "n => document.querySelectorAll('.widget-subarea > *, .jupyter-widgets')"
+                    ".length >= n", arg=widgets, timeout=20_000)
             height = page.evaluate("document.documentElement.scrollHeight")
             print(f"| {notebook.stem} | {height:,} | {reading_minutes(notebook)} |")
         browser.close()
+    server.shutdown()
     return 0
 
 
