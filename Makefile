@@ -88,11 +88,11 @@ execute: setup
 	$(PY) scripts/sync_notebooks.py --all
 
 student: setup
-	$(PY) -m tensorlens.student notebooks dist/student
+	$(PY) -m tensorlens.classroom.student notebooks dist/student
 
 # An Otter-Grader assignment per chapter: student notebook, tests, Gradescope autograder.zip.
 assignments: setup
-	$(PY) -m tensorlens.assignments notebooks dist/assignments
+	$(PY) -m tensorlens.classroom.assignments notebooks dist/assignments
 
 clean:
 	rm -rf _build _extra dist

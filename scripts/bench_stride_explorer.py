@@ -22,7 +22,7 @@ import torch
 from playwright.sync_api import sync_playwright
 
 from tensorlens import StrideExplorer, View
-from tensorlens.stride_explorer import python_expression
+from tensorlens.widgets.stride_explorer import python_expression
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -1,6 +1,6 @@
 """Write tests/js/fixtures/broadcast.json: broadcasting cases answered by torch.
 
-The JS rule (tensorlens/static/broadcast_rule.js) and the widget's Python side are tested against
+The JS rule (tensorlens/widgets/static/broadcast_rule.js) and the widget's Python side are tested against
 this file, so every expected value in it comes from torch itself:
 
 - ``result`` from ``torch.broadcast_shapes``;

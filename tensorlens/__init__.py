@@ -1,9 +1,16 @@
 """tensorlens: the helper package of the Tensor Views book.
 
-- ``layout``: ``View``, a pure model of strided views that agrees with torch.
-- ``broadcast``: ``explain_broadcast``, the broadcasting rule step by step.
-- ``stride_explorer`` / ``broadcast_explorer``: widgets that draw them in the browser.
-- ``exercises``: ``check`` and the ``EXERCISES`` registry; ``quiz``: predict-the-result questions.
+The rooms, in the one direction imports may go (a room imports only those above it):
+
+- the model and measurement, at the top: ``layout`` (``View``, a pure model of strided views that
+  agrees with torch), ``broadcast`` (``explain_broadcast``, the rule step by step) and
+  ``measure`` (storage bytes, shared storage, allocations, timing);
+- ``figures/``: matplotlib pictures (grids of values, the autograd graph, float formats, sweeps);
+- ``widgets/``: the explorers and the quiz, with their JS and CSS in ``widgets/static/``;
+- ``exercises/``: ``check`` and the ``EXERCISES`` registry, one module per chapter;
+- ``classroom/``: what teachers run (student copies, grading, Otter); a learner never needs it.
+
+``tests/test_architecture.py`` enforces the direction.
 
 Names are imported on first use, so the pure model loads without importing torch or the widget
 stack. Importing tensorlens checks that PyTorch is installed and recent enough (``_torch_check``:
@@ -21,11 +28,11 @@ _EXPORTS = {
     "explain_broadcast": "broadcast",
     "BroadcastError": "broadcast",
     "BroadcastPlan": "broadcast",
-    "StrideExplorer": "stride_explorer",
-    "BroadcastExplorer": "broadcast_explorer",
+    "StrideExplorer": "widgets.stride_explorer",
+    "BroadcastExplorer": "widgets.broadcast_explorer",
+    "Quiz": "widgets.quiz",
     "check": "exercises",
     "EXERCISES": "exercises",
-    "Quiz": "quiz",
 }
 
 __all__ = sorted([*_EXPORTS, "TorchMissingError"])

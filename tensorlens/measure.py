@@ -14,7 +14,6 @@ Contract
   Timings vary from run to run: notebooks tag the cells that show them ``nbval-ignore-output``.
 - ``cost_sweep`` runs every operation at every size and returns a :class:`Sweep`: storage bytes
   (deterministic) and, when asked, median seconds. ``Sweep.table("bytes")`` is deterministic text.
-- ``plot_sweep`` returns a matplotlib ``Figure`` (Agg-safe, no ``plt.show``); the caller closes it.
 - Bad arguments raise ``TypeError`` / ``ValueError`` naming the argument.
 """
 
@@ -26,12 +25,10 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-# No matplotlib.use(): a notebook keeps its inline backend, and headless scripts fall back to Agg.
-import matplotlib.pyplot as plt
 import torch
 from torch.utils import benchmark
 
-__all__ = ["storage_bytes", "shares_storage", "allocated_bytes", "quiet_stderr", "time_call", "Sweep", "cost_sweep", "plot_sweep"]
+__all__ = ["storage_bytes", "shares_storage", "allocated_bytes", "quiet_stderr", "time_call", "Sweep", "cost_sweep"]
 
 METRICS = ("bytes", "seconds")
 
@@ -311,55 +308,6 @@ def cost_sweep(
             seconds[label] = tuple(
                 time_call(lambda op=op, n=n: op(source, n), min_run_time=min_run_time) for n in sizes)
     return Sweep(sizes=sizes, bytes=nbytes, shared=shared, seconds=seconds)
-
-
-def plot_sweep(sweep: Sweep, metric: str = "bytes", *, xlabel: str = "size", title: str | None = None):
-    """Draw one line per operation: ``metric`` against size, both axes logarithmic.
-
-    On log-log axes a cost that does not grow is a flat line and a cost proportional to the size
-    is a line of slope 1, so "view" and "copy" are told apart at a glance.
-
-    Parameters
-    ----------
-    sweep : Sweep
-        From :func:`cost_sweep`.
-    metric : {"bytes", "seconds"}
-        Storage bytes behind the result, or median seconds per call.
-    xlabel : str, optional
-        What the size means.
-    title : str, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-
-    Raises
-    ------
-    TypeError
-        If ``sweep`` is not a :class:`Sweep`.
-    ValueError
-        For an unknown ``metric``, or ``"seconds"`` on an untimed sweep.
-    """
-    if not isinstance(sweep, Sweep):
-        raise TypeError(f"sweep must be a Sweep, got {type(sweep).__name__}")
-    values = sweep._metric(metric)
-    fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
-    # Views of one source share a line; distinct markers and dashes keep each one visible.
-    markers, dashes = "osD^vP*X", ["-", "--", ":", "-."]
-    for k, (label, ys) in enumerate(values.items()):
-        if metric == "seconds":
-            ys = [y * 1e6 for y in ys]
-        ax.plot(sweep.sizes, ys, marker=markers[k % len(markers)], linestyle=dashes[k % len(dashes)],
-                markersize=9 - k, label=label, linewidth=1.6)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("storage bytes behind the result" if metric == "bytes" else "median time per call (µs)")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=9, loc="best")
-    if title:
-        ax.set_title(title, fontsize=11)
-    return fig
 
 
 def quiet_stderr():

@@ -16,9 +16,9 @@ import textwrap
 import nbformat
 import torch
 
-from tensorlens.assignments import Question, chapter_questions, _calls
+from tensorlens.classroom.assignments import Question, chapter_questions, _calls
 from tensorlens.exercises import EXERCISES
-from tensorlens.student import make_student_notebook, stub_source
+from tensorlens.classroom.student import make_student_notebook, stub_source
 
 ROOT = pathlib.Path(__file__).parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

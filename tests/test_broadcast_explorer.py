@@ -1,4 +1,4 @@
-"""Tests of tensorlens.broadcast_explorer: the widget's Python side, its bundled JS in Chromium, and
+"""Tests of tensorlens.widgets.broadcast_explorer: the widget's Python side, its bundled JS in Chromium, and
 the shared fixtures (tests/js/fixtures/broadcast.json) that tie the JS rule to torch."""
 
 import importlib.util
@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from tensorlens.broadcast import BroadcastError, explain_broadcast
-from tensorlens.broadcast_explorer import MAX_OPERANDS, BroadcastExplorer, parse_shape
+from tensorlens.widgets.broadcast_explorer import MAX_OPERANDS, BroadcastExplorer, parse_shape
 from tensorlens.layout import View
 
 ROOT = Path(__file__).resolve().parents[1]

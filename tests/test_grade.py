@@ -1,4 +1,4 @@
-"""python -m tensorlens.grade on the sample submissions in tests/submissions.
+"""python -m tensorlens.classroom.grade on the sample submissions in tests/submissions.
 
 One end-to-end run (each notebook in its own kernel, so this is the slow test of the suite) and
 fast unit tests of the pieces that need no kernel.
@@ -45,7 +45,7 @@ def graded(tmp_path_factory):
     subs = root / "submissions"
     shutil.copytree(SAMPLES, subs)
     before = _digest(subs)
-    run = subprocess.run([sys.executable, "-m", "tensorlens.grade", str(subs), "--timeout", "45",
+    run = subprocess.run([sys.executable, "-m", "tensorlens.classroom.grade", str(subs), "--timeout", "45",
                           "--out", str(root / "out")], capture_output=True, text=True, timeout=900)
     return root, run, before, _digest(subs)
 
@@ -63,7 +63,7 @@ def test_grades_of_the_samples(graded):
 def test_grades_csv_has_otters_columns(graded):
     root, _, _, _ = graded
     rows = list(csv.DictReader((root / "out" / "grades.csv").open()))
-    # the columns of Otter-Grader's final_grades.csv (tensorlens.results), exercises sorted
+    # the columns of Otter-Grader's final_grades.csv (tensorlens.classroom.results), exercises sorted
     assert list(rows[0]) == ["file", "memory_layout.as_column", "memory_layout.transpose_view",
                              "total_points_earned", "percent_correct", "grading_status"]
     by_file = {r["file"]: r for r in rows}

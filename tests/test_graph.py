@@ -1,4 +1,4 @@
-"""tensorlens.graph: the walked graph must be the graph torch builds, and its text form stable."""
+"""tensorlens.figures.graph: the walked graph must be the graph torch builds, and its text form stable."""
 
 import matplotlib
 import pytest
@@ -6,7 +6,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tensorlens.graph import Graph, autograd_graph, draw_graph, saved_tensor_bytes
+from tensorlens.figures.graph import Graph, autograd_graph, draw_graph, saved_tensor_bytes
 
 matplotlib.use("Agg")
 

@@ -26,10 +26,10 @@ import yaml
 
 import tensorlens as tl
 from tensorlens import assignments, otter_plugin
-from tensorlens.assignments import Question, chapter_questions
+from tensorlens.classroom.assignments import Question, chapter_questions
 from tensorlens.exercises import EXERCISES
-from tensorlens.otter_grade import questions_of
-from tensorlens.student import STUB
+from tensorlens.classroom.otter_grade import questions_of
+from tensorlens.classroom.student import STUB
 
 import otter_samples
 
@@ -46,7 +46,7 @@ def _questions(path):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     dest = tmp_path_factory.mktemp("assignments")
-    run = subprocess.run([sys.executable, "-m", "tensorlens.assignments", str(ROOT / "notebooks"),
+    run = subprocess.run([sys.executable, "-m", "tensorlens.classroom.assignments", str(ROOT / "notebooks"),
                           str(dest)], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     return dest
@@ -95,7 +95,7 @@ def test_autograder_zips_are_lean_cpu_only_and_offline(built):
             # no Gradescope token or PDF upload: nothing reaches the network while grading
             assert not {"token", "course_id", "assignment_id"} & set(config)
             assert config["pdf"] is False
-            assert config["plugins"] == [{"tensorlens.otter_plugin.GradingGuard": {
+            assert config["plugins"] == [{"tensorlens.classroom.otter_plugin.GradingGuard": {
                 "time_limit": 300.0, "question_limit": 60.0}}]
             for test in tests:
                 source = zf.read(test).decode()
@@ -205,7 +205,7 @@ class _PeakMemory:
 
 
 def _start_grading(submissions, autograder, out):
-    proc = subprocess.Popen([sys.executable, "-m", "tensorlens.otter_grade", str(submissions),
+    proc = subprocess.Popen([sys.executable, "-m", "tensorlens.classroom.otter_grade", str(submissions),
                              "-a", str(autograder), "--out", str(out), "--timeout", "300"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return proc, _PeakMemory(proc.pid), out
@@ -300,7 +300,7 @@ def test_time_and_memory_per_submission(otter_graded):
 
 
 def test_results_table_has_otters_columns_and_explains_each_row():
-    from tensorlens.results import Row, table
+    from tensorlens.classroom.results import Row, table
 
     rows = table({"b.y": 1, "a.x": 2}, [
         Row("zed.ipynb", {"a.x": 2, "b.y": 0}, ["b.y: fail: wrong values"]),

@@ -9,9 +9,9 @@ import subprocess
 import pytest
 
 import tensorlens as tl
-from tensorlens.quiz import normalize_answer
+from tensorlens.widgets.quiz import normalize_answer
 
-QUIZ_JS = pathlib.Path(tl.__file__).parent / "static" / "quiz.js"
+QUIZ_JS = pathlib.Path(tl.__file__).parent / "widgets" / "static" / "quiz.js"
 
 SHAPE = {"question": "Shape of `torch.zeros(3, 4).T`?", "answer": "(4, 3)",
          "explain": "`.T` swaps the two dims."}

@@ -17,8 +17,8 @@ import torch
 import traitlets
 
 from tensorlens import StrideExplorer, View
-from tensorlens._esm import load_esm
-from tensorlens.stride_explorer import (
+from tensorlens.widgets._esm import load_esm
+from tensorlens.widgets.stride_explorer import (
     DEFAULT_MAX_ELEMENTS, ExplorerArgumentError, cap_notice, python_expression, storage_window,
 )
 

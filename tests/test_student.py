@@ -1,4 +1,4 @@
-"""python -m tensorlens.student: stubs in solution cells, outputs cleared, the rest unchanged.
+"""python -m tensorlens.classroom.student: stubs in solution cells, outputs cleared, the rest unchanged.
 
 Runs over every chapter notebook that exists, so a chapter whose solution cells break the
 contract (something other than functions in a solution cell) fails here.
@@ -14,7 +14,7 @@ import torch
 
 from tensorlens.exercises import EXERCISES
 from tensorlens.exercises._core import run_check
-from tensorlens.student import STUB, main, make_student_copies, stub_source
+from tensorlens.classroom.student import STUB, main, make_student_copies, stub_source
 
 ROOT = pathlib.Path(__file__).parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

@@ -1,4 +1,4 @@
-// Checks tensorlens/static/broadcast_rule.js against torch: every expected value comes from
+// Checks tensorlens/widgets/static/broadcast_rule.js against torch: every expected value comes from
 // tests/js/fixtures/broadcast.json, written by scripts/make_broadcast_fixtures.py with torch.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,8 +11,8 @@ import {
   explainBroadcast,
   formatShape,
   parseShape,
-} from "../../tensorlens/static/broadcast_rule.js";
-import { contiguousStrides } from "../../tensorlens/static/view_math.js";
+} from "../../tensorlens/widgets/static/broadcast_rule.js";
+import { contiguousStrides } from "../../tensorlens/widgets/static/view_math.js";
 
 const fixtures = JSON.parse(
   readFileSync(new URL("./fixtures/broadcast.json", import.meta.url), "utf8"),

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { UNREAD, contrast, inkOn, makePalette } from "../../tensorlens/static/stride_explorer.js";
+import { UNREAD, contrast, inkOn, makePalette } from "../../tensorlens/widgets/static/stride_explorer.js";
 
 const SIMULATIONS = {
   normal: null,

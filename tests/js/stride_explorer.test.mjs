@@ -5,8 +5,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import * as vm from "../../tensorlens/static/view_math.js";
-import { OPS, readArgs } from "../../tensorlens/static/stride_explorer.js";
+import * as vm from "../../tensorlens/widgets/static/view_math.js";
+import { OPS, readArgs } from "../../tensorlens/widgets/static/stride_explorer.js";
 
 const CAP = 262144;
 const spec = (op) => OPS.find((s) => s.op === op);

@@ -4,7 +4,7 @@
 // operand whether it is kept, stretched (size 1 -> n, stride 0) or prepended (a new dim on the
 // left), computes the result shape and the strides each operand's broadcast view would have, or
 // reports the exact dim, operand and sizes that conflict -- in the order torch reports them.
-// Loaded by broadcast_explorer.js (inlined into the widget's ES module by tensorlens/_esm.py) and
+// Loaded by broadcast_explorer.js (inlined into the widget's ES module by tensorlens/widgets/_esm.py) and
 // tested against torch-generated fixtures by tests/js/broadcast_rule.test.mjs.
 
 import { contiguousStrides } from "./view_math.js";
@@ -19,7 +19,7 @@ export function formatShape(shape) {
 
 
 // One optional wrapper (torch.Size([...]), [...] or (...)), then whole numbers separated by
-// commas and/or spaces. The same grammar is implemented by tensorlens/broadcast_explorer.py and
+// commas and/or spaces. The same grammar is implemented by tensorlens/widgets/broadcast_explorer.py and
 // both are checked on the "parse" fixtures.
 const WRAPPERS = [
   [/^torch\.Size\(\s*\[(.*)\]\s*\)$/s, "torch.Size([...])"],

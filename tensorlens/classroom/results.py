@@ -1,7 +1,7 @@
 """One results format for every way of grading: Otter-Grader's ``final_grades.csv`` columns.
 
-``otter grade`` (Docker) writes ``final_grades.csv``; ``python -m tensorlens.grade`` (no setup) and
-``python -m tensorlens.otter_grade`` (``otter run``, no Docker) write ``grades.csv`` with the same
+``otter grade`` (Docker) writes ``final_grades.csv``; ``python -m tensorlens.classroom.grade`` (no setup) and
+``python -m tensorlens.classroom.otter_grade`` (``otter run``, no Docker) write ``grades.csv`` with the same
 columns, so a teacher can switch paths and keep their spreadsheet:
 
 ``file, <one column per question, sorted>, total_points_earned, percent_correct, grading_status``

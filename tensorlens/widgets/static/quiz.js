@@ -7,8 +7,8 @@
 // line counts the questions answered right. Everything is computed here from the synced traits
 // `questions` (list of {question, choices|null, answer, accept, explain}) and `title`, so the
 // quiz works in the static book with no kernel. Invalid state shows a message, never a broken
-// widget. Loaded by tensorlens/quiz.py (its _esm is this file); normalizeAnswer must agree with
-// tensorlens.quiz.normalize_answer (tests/test_quiz.py runs both on the same table).
+// widget. Loaded by tensorlens/widgets/quiz.py (its _esm is this file); normalizeAnswer must agree with
+// tensorlens.widgets.quiz.normalize_answer (tests/test_quiz.py runs both on the same table).
 //
 // Stable hooks for browser tests: .tl-quiz, .tl-quiz-title, .tl-quiz-score,
 // .tl-quiz-question[data-index=i][data-state=unanswered|correct|wrong|revealed],

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m tensorlens.grade SUBMISSIONS_DIR [--timeout 120] [--out grades]
+    python -m tensorlens.classroom.grade SUBMISSIONS_DIR [--timeout 120] [--out grades]
 
 ``SUBMISSIONS_DIR`` holds one file per student (the student is the file name without its
 extension; a file that is not a readable notebook scores 0, with a line saying so) or one folder
@@ -11,12 +11,12 @@ per student (the folder name; every notebook inside counts).
 This is the zero-setup path for a handful of notebooks on one machine. For a class, use the
 chapter's Otter-Grader autograder (``make assignments``): ``otter grade --containers N`` runs each
 submission in its own Docker container, several at a time, and Gradescope runs the same zip.
-Both write the same CSV columns (:mod:`tensorlens.results`).
+Both write the same CSV columns (:mod:`tensorlens.classroom.results`).
 
 Contract
 --------
 - Student code never runs in the grader's process. Every submission is read into memory first,
-  then runs in its own child process (``tensorlens._grade_run``) and fresh kernel, in its own new
+  then runs in its own child process (``tensorlens.classroom._grade_run``) and fresh kernel, in its own new
   temporary folder that holds only a copy of that notebook (its ``TMPDIR`` is in there too), with a
   time limit for the whole notebook. A crash, an endless loop or deleted files end only that
   submission's run.
@@ -34,7 +34,7 @@ Contract
   student's grade is the best over their notebooks (in the order of ``GRADES``).
 - When a verdict names the module of the checked function (``fn_module``) and it is not the
   notebook's own (``__main__``), the summary flags it (e.g. tensorlens's own solution).
-- Writes to ``--out``: ``grades.csv`` in the format of :mod:`tensorlens.results` (the columns of
+- Writes to ``--out``: ``grades.csv`` in the format of :mod:`tensorlens.classroom.results` (the columns of
   Otter-Grader's ``final_grades.csv``: ``file`` (the student), one column of points per exercise,
   ``total_points_earned``, ``percent_correct``, ``grading_status``: ``Completed`` plus one
   ``<exercise>: <grade>: <message>`` per exercise not passed), ``summary.md`` (a table of grades,
@@ -228,7 +228,7 @@ def grade_notebook(sub: Submission, timeout: float, kernel: str = "python3") -> 
                "TMPDIR": str(tmpdir), "TEMP": str(tmpdir), "TMP": str(tmpdir)}
         env.pop("PYTHONWARNINGS", None)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tensorlens._grade_run", str(notebook), str(timeout), kernel],
+            [sys.executable, "-m", "tensorlens.classroom._grade_run", str(notebook), str(timeout), kernel],
             cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, start_new_session=True)
         try:
@@ -388,7 +388,7 @@ def _one_line(text: str, limit: int = 200) -> str:
 
 
 def _csv_rows(students, exercises, per_student, graded: list[NotebookGrade]) -> list[Row]:
-    """The rows of grades.csv (see :mod:`tensorlens.results`): points, and a line per problem."""
+    """The rows of grades.csv (see :mod:`tensorlens.classroom.results`): points, and a line per problem."""
     rows = []
     for student in students:
         mine = [g for g in graded if g.student == student]
@@ -415,7 +415,7 @@ def grade(submissions_dir, out_dir, timeout: float = 120, kernel: str = "python3
     """Grade every submission, one at a time, and write the reports.
 
     Returns the table of grades (``pass``, ``fail``, ...) that ``summary.md`` shows;
-    ``grades.csv`` holds the same as points, in the format of :mod:`tensorlens.results`.
+    ``grades.csv`` holds the same as points, in the format of :mod:`tensorlens.classroom.results`.
 
     Raises
     ------
@@ -442,7 +442,7 @@ def grade(submissions_dir, out_dir, timeout: float = 120, kernel: str = "python3
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tensorlens.grade",
+    parser = argparse.ArgumentParser(prog="python -m tensorlens.classroom.grade",
                                      description="Run submitted notebooks in fresh kernels and grade "
                                                  "their tl.check results.")
     parser.add_argument("submissions", help="folder with one file (or one folder) per student")

@@ -12,8 +12,8 @@
 // contrasts more with the cell's colour; the widget redraws when the page's theme changes. The storage strip shows the whole storage
 // when it fits under max_elements, else only the span the view reads (storageWindow), each cell
 // labelled with its true storage position.
-// Loaded by tensorlens/stride_explorer.py (anywidget), which inlines ./view_math.js through
-// tensorlens/_esm.py; the browser tests and scripts/bench_stride_explorer.py find things by
+// Loaded by tensorlens/widgets/stride_explorer.py (anywidget), which inlines ./view_math.js through
+// tensorlens/widgets/_esm.py; the browser tests and scripts/bench_stride_explorer.py find things by
 // class and data attributes: button[data-op], input[data-arg], .tl-shape, .tl-stride, ...
 import {
   applyOp,

@@ -2,7 +2,7 @@
 
 Usage (what ``make student`` runs)::
 
-    python -m tensorlens.student notebooks dist/student
+    python -m tensorlens.classroom.student notebooks dist/student
 
 Contract
 --------
@@ -138,7 +138,7 @@ def make_student_copies(src, dest) -> dict[str, int]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tensorlens.student",
+    parser = argparse.ArgumentParser(prog="python -m tensorlens.classroom.student",
                                      description="Write student copies of the notebooks: "
                                                  "solution cells stubbed, outputs cleared.")
     parser.add_argument("src", help="folder of notebooks (or one .ipynb)")

@@ -9,8 +9,8 @@
 // The grid is an ARIA table (rows of rowheader, cells), each cell named in words ("A, dim -1: 1
 // stretched to 5, stride 0"), so colour is never the only cue; a polite live region says the
 // result (or the error) after each edit; adding or removing an operand keeps the keyboard's focus.
-// Loaded by tensorlens/broadcast_explorer.py, whose _esm is this file with broadcast_rule.js
-// inlined by tensorlens/_esm.py. State: the synced trait `operands`, a list of
+// Loaded by tensorlens/widgets/broadcast_explorer.py, whose _esm is this file with broadcast_rule.js
+// inlined by tensorlens/widgets/_esm.py. State: the synced trait `operands`, a list of
 // {name, text, strides} (strides: of the tensor the operand came from, or null = contiguous).
 //
 // Stable hooks for browser tests: .tl-bx[data-state=ok|conflict|invalid], .tl-bx-result (the

@@ -28,7 +28,7 @@ import anywidget
 import traitlets
 
 from ._esm import load_css, load_esm
-from .broadcast import BroadcastError, _sizes, explain_broadcast
+from ..broadcast import BroadcastError, _sizes, explain_broadcast
 
 __all__ = ["BroadcastExplorer", "parse_shape", "MAX_OPERANDS"]
 

@@ -1,6 +1,6 @@
-"""Run one submitted notebook in a fresh kernel: the child process of ``tensorlens.grade``.
+"""Run one submitted notebook in a fresh kernel: the child process of ``tensorlens.classroom.grade``.
 
-Usage: ``python -m tensorlens._grade_run NOTEBOOK TIMEOUT_S KERNEL``, started by the grader in the
+Usage: ``python -m tensorlens.classroom._grade_run NOTEBOOK TIMEOUT_S KERNEL``, started by the grader in the
 submission's own temporary folder (the kernel's working directory), with ``TENSORLENS_RESULTS``
 set so that every ``check`` appends its verdict to a file that only this run knows.
 

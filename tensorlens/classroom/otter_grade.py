@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m tensorlens.otter_grade SUBMISSIONS -a dist/assignments/03-6-exercises/autograder.zip \
+    python -m tensorlens.classroom.otter_grade SUBMISSIONS -a dist/assignments/03-6-exercises/autograder.zip \
         [--out grades] [--timeout 900]
 
 The laptop path for one chapter's autograder: each submission goes through ``otter run`` (Otter's
@@ -18,8 +18,8 @@ Contract
   takes longer than ``--timeout`` seconds costs that submission only: the run goes on.
 - Questions and their points are read from the zip's ``tests/`` (nothing is listed by hand); a
   question that a run did not report scores 0.
-- Writes ``grades.csv`` in the format of :mod:`tensorlens.results` (the columns of Otter's
-  ``final_grades.csv``, the same as ``python -m tensorlens.grade`` writes) and ``summary.md``: per
+- Writes ``grades.csv`` in the format of :mod:`tensorlens.classroom.results` (the columns of Otter's
+  ``final_grades.csv``, the same as ``python -m tensorlens.classroom.grade`` writes) and ``summary.md``: per
   submission the seconds it took and, for each question not passed, the checker's message as the
   student saw it.
 - Runs student code with the rights of the account that runs it, like ``otter run`` itself: it is
@@ -189,7 +189,7 @@ def grade(submissions, autograder, out_dir, timeout: float = 900) -> list[Graded
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tensorlens.otter_grade",
+    parser = argparse.ArgumentParser(prog="python -m tensorlens.classroom.otter_grade",
                                      description="Grade submissions with an autograder zip "
                                                  "through otter run (no Docker).")
     parser.add_argument("submissions", help="folder with one file per student")

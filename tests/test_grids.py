@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
-from tensorlens.figures import (MAX_SIDE, broadcast_figure, expand_grad_figure, gather_figure,
+from tensorlens.figures.grids import (MAX_SIDE, broadcast_figure, expand_grad_figure, gather_figure,
                                paired_vs_grid_figure, scatter_figure)
 
 

@@ -1,4 +1,4 @@
-"""Load a widget's ES module from ``tensorlens/static`` as one self-contained string.
+"""Load a widget's ES module from ``tensorlens/widgets/static`` as one self-contained string.
 
 Contract: ``load_esm(name)`` returns the text of ``static/<name>`` with every line
 ``import {a, b as c} from "./other.js";`` replaced by the text of ``other.js`` (itself inlined

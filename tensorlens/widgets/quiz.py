@@ -1,7 +1,7 @@
 """``Quiz``: predict-the-result questions checked in the browser (no kernel needed).
 
 Contract: the widget holds the questions in the synced trait ``questions`` and its JavaScript
-(``tensorlens/static/quiz.js``) checks every answer itself, so it works in the static book.
+(``tensorlens/widgets/static/quiz.js``) checks every answer itself, so it works in the static book.
 Questions are validated here (ValueError/TypeError naming the question and key); the normalized
 form of free-text answers is computed by :func:`normalize_answer` in Python and by the same rule in
 JS (the tests compare the two). ``repr`` is deterministic: ``Quiz(3 questions)``.

@@ -1,6 +1,6 @@
 """What runs while Otter-Grader grades a chapter: the question test helper and the grading guard.
 
-An autograder built by ``tensorlens.assignments`` holds one Otter test file per exercise; each
+An autograder built by ``tensorlens.classroom.assignments`` holds one Otter test file per exercise; each
 calls :func:`check_question`, which runs the book's own strict checker (``tensorlens.exercises.check``,
 the same as ``tl.check``), so strictness has one source and a failing test shows the very text
 that ``tl.check`` shows in the book.
@@ -57,7 +57,7 @@ def check_question(env: dict, exercise_id: str, function_name: str) -> None:
         raise TypeError(f"env must be the notebook's global namespace (a dict), got {type(env).__name__}")
     if not isinstance(exercise_id, str) or not isinstance(function_name, str):
         raise TypeError("exercise_id and function_name must be strings")
-    from .exercises import EXERCISES, check
+    from ..exercises import EXERCISES, check
 
     fn = env.get(function_name)
     if exercise_id in EXERCISES and not callable(fn):
@@ -156,9 +156,9 @@ def finish(token: str) -> None:
 def guard_cells(time_limit: float, question_limit: float) -> tuple[str, str]:
     """The sources of the first and the last cell :class:`GradingGuard` adds to a submission."""
     token = secrets.token_hex(16)
-    first = (f"import tensorlens.otter_plugin as _tl_guard  # {token}\n"
+    first = (f"import tensorlens.classroom.otter_plugin as _tl_guard  # {token}\n"
              f"_tl_guard.start({float(time_limit)!r}, {float(question_limit)!r}, {json.dumps(token)})")
-    last = (f"import tensorlens.otter_plugin as _tl_guard  # {token}\n"
+    last = (f"import tensorlens.classroom.otter_plugin as _tl_guard  # {token}\n"
             f"_tl_guard.finish({json.dumps(token)})")
     return first, last
 
@@ -173,7 +173,7 @@ class GradingGuard(AbstractOtterPlugin):
     """Otter plugin: a time limit for the student's cells, and the test files kept safe.
 
     Configured in ``otter_config.json`` as
-    ``{"plugins": [{"tensorlens.otter_plugin.GradingGuard": {"time_limit": 300,
+    ``{"plugins": [{"tensorlens.classroom.otter_plugin.GradingGuard": {"time_limit": 300,
     "question_limit": 60}}]}``.
     """
 

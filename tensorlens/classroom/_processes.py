@@ -1,8 +1,8 @@
 """Finding and killing the processes a graded run leaves behind, read from Linux's /proc.
 
 Where there is no /proc (macOS, say) nothing is found, and only the grader's process-group kills
-apply. Used by ``tensorlens.grade`` (processes marked with a run's token) and by
-``tensorlens._grade_run`` (its own descendants).
+apply. Used by ``tensorlens.classroom.grade`` (processes marked with a run's token) and by
+``tensorlens.classroom._grade_run`` (its own descendants).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 // Pure functions that mirror tensorlens/layout.py (the Python model, itself checked against
 // torch): a view is a plain object {shape, stride, offset, storageSize} over a 1-D storage, and
 // every operation returns a new one. Errors are thrown as Error with the model's plain message.
-// Loaded by stride_explorer.js (inlined into the widget's ES module by tensorlens/_esm.py) and
+// Loaded by stride_explorer.js (inlined into the widget's ES module by tensorlens/widgets/_esm.py) and
 // tested against torch-generated fixtures by tests/js/view_math.test.mjs.
 
 /** @typedef {{shape: number[], stride: number[], offset: number, storageSize: number}} View */
@@ -487,7 +487,7 @@ export const fmtInt = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 /**
  * The storage cells the explorer draws, {start, stop}: the whole storage when it has at most
  * cap cells (so skipped cells are seen), else the span the view reads, first to last position.
- * Mirrors storage_window in tensorlens/stride_explorer.py.
+ * Mirrors storage_window in tensorlens/widgets/stride_explorer.py.
  */
 export function storageWindow(v, cap) {
   const size = v.storageSize;
@@ -556,7 +556,7 @@ const sizesArg = (xs) => (xs.length === 0 ? "()" : callArgs(xs));
 
 /**
  * The Python expression for `label` followed by the recorded ops, e.g. "x.t()[:, ::2]".
- * Mirrors python_expression in tensorlens/stride_explorer.py (same text for the same ops).
+ * Mirrors python_expression in tensorlens/widgets/stride_explorer.py (same text for the same ops).
  */
 export function pythonExpression(label, ops) {
   let text = label;

@@ -1,4 +1,4 @@
-"""tensorlens.float_figures: the bits it draws are torch's, and both figures build."""
+"""tensorlens.figures.floats: the bits it draws are torch's, and both figures build."""
 
 import struct
 
@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from tensorlens.float_figures import bit_layout_figure, bits_of, spacing_figure  # noqa: E402
+from tensorlens.figures.floats import bit_layout_figure, bits_of, spacing_figure  # noqa: E402
 
 
 @pytest.mark.parametrize("value", [-6.25, 1.0, 0.1, 65504.0, 3.0e-5])

@@ -5,7 +5,7 @@ Contract
 * ``StrideExplorer(tensor_or_view, *, label="x", max_elements=262_144)`` takes a torch tensor or
   a :class:`tensorlens.layout.View`. Everything the browser needs is in synced traits, so the
   widget keeps working in the static book with no kernel: the JS (``static/stride_explorer.js``,
-  with ``static/view_math.js`` inlined by :mod:`tensorlens._esm`) computes views itself.
+  with ``static/view_math.js`` inlined by :mod:`tensorlens.widgets._esm`) computes views itself.
 * The storage drawn is a *window* of it (:func:`storage_window`): the whole storage when it
   has at most ``max_elements`` cells, otherwise only the span the view reads, from its first
   to its last storage position, each cell labelled with its true position. A view is drawn when
@@ -38,7 +38,7 @@ import anywidget
 import traitlets
 
 from ._esm import load_css, load_esm
-from .layout import View, _min_storage_size, _wrap_dim
+from ..layout import View, _min_storage_size, _wrap_dim
 
 __all__ = ["StrideExplorer", "ExplorerArgumentError", "python_expression", "storage_window",
            "cap_notice", "DEFAULT_MAX_ELEMENTS"]
