@@ -6,6 +6,7 @@
 - ``NN-topic``: a first-edition chapter, still one long page (until it is split).
 """
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +40,34 @@ def classify(name: str) -> Page:
     raise ValueError(f"notebooks/{name}: not a page name (NN-K-slug, A-NN-topic or NN-topic)")
 
 
+#: ``make check`` sets it to the pages it checks (comma-separated stems, e.g. ``03-2-view-or-copy``);
+#: unset, every page is checked (``make test``)
+PAGES_ENV = "TENSOR_VIEWS_PAGES"
+
+
 def notebooks() -> list[Path]:
     return sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+
+
+def checked_pages() -> set[str] | None:
+    """The page stems ``make check`` asked for, or None for all of them."""
+    value = os.environ.get(PAGES_ENV)
+    if value is None:
+        return None
+    return {stem.strip() for stem in value.split(",") if stem.strip()}
+
+
+def is_checked(stem: str) -> bool:
+    """Whether the per-page tests run for page ``stem`` (a notebook, landing or prose page)."""
+    pages = checked_pages()
+    return pages is None or stem in pages
+
+
+def checked_notebooks() -> list[Path]:
+    """The notebooks that per-page tests parametrize over: all, or those ``make check`` names.
+    Tests that compare pages with each other (the table of contents, repeated code, copyable
+    solutions) use :func:`notebooks`, every page, always."""
+    return [path for path in notebooks() if is_checked(path.stem)]
 
 
 def chapters() -> dict[str, list[Page]]:

@@ -18,8 +18,11 @@ import time
 import nbformat
 import pytest
 
-from tensorlens import grade
+from tensorlens.classroom import grade
 from tensorlens.exercises import RESULTS_ENV
+
+# one worker builds the module's grading fixtures once (make test runs --dist loadgroup)
+pytestmark = [pytest.mark.grading, pytest.mark.xdist_group("grade")]
 
 SAMPLES = pathlib.Path(__file__).parent / "submissions"
 EXPECTED = {

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from book_pages import chapters, classify, notebooks, toc_entries
+from book_pages import chapters, checked_notebooks, classify, notebooks, toc_entries
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = notebooks()
+CHECKED = checked_notebooks()  # the per-page tests' pages: all, or those make check names
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 SETUP = re.search(r"The setup cell, identical in every notebook:\n\n```python\n(.*?)```", README, re.S).group(1)
 
@@ -29,7 +30,7 @@ def _source(cell):
     return "".join(cell["source"])
 
 
-ids = [path.name for path in NOTEBOOKS]
+ids = [path.name for path in CHECKED]
 
 
 def test_every_notebook_is_in_the_table_of_contents():
@@ -65,7 +66,7 @@ def test_the_records_are_sections_of_the_appendix():
     assert sorted(s["file"] for s in appendix[0].get("sections", [])) == sorted(records)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", CHECKED, ids=ids)
 def test_starts_with_the_shared_setup_cell(path):
     first = _load(path)["cells"][0]
     assert first["cell_type"] == "code"
@@ -86,7 +87,7 @@ def _exercise_ids(cells):
             for match in re.findall(r'tl\.check\("([\w.]+)", \w+\)', _source(cell))}
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", CHECKED, ids=ids)
 def test_has_the_shape_of_its_kind(path):
     """Teaching pages: goals, sections, a quiz under "Check yourself", the summary last, and no
     exercises. Exercises pages: 3-5 exercises, one of them a silent bug. Records: the appendix's
@@ -122,7 +123,7 @@ def test_has_the_shape_of_its_kind(path):
 AUDIT_WORDS = re.compile(r"\bthe (source )?articles?\b|\bas written\b|\bverdicts?\b", re.I)
 
 
-@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if classify(p.stem).kind in
+@pytest.mark.parametrize("path", [p for p in CHECKED if classify(p.stem).kind in
                                   ("teaching", "exercises")], ids=lambda p: p.name)
 def test_pages_teach_and_leave_the_audit_to_the_appendix(path):
     """A chapter page teaches: the articles' bookkeeping lives in the appendix's records, and a
@@ -136,7 +137,7 @@ def test_pages_teach_and_leave_the_audit_to_the_appendix(path):
     assert not found, f"audit bookkeeping in the page ({found[0]}): move it to the record"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", CHECKED, ids=ids)
 def test_stored_outputs_are_executed_and_honest(path):
     for cell in _load(path)["cells"]:
         if cell["cell_type"] != "code" or not _source(cell).strip():
@@ -161,7 +162,7 @@ def test_stored_outputs_are_executed_and_honest(path):
 MAX_SHOWN_LINE = 79  # what the book's code box shows without scrolling (see _static/tensor-views.css)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", CHECKED, ids=ids)
 def test_code_shown_in_the_book_fits_the_page(path):
     too_long = [
         line
@@ -177,7 +178,7 @@ def test_code_shown_in_the_book_fits_the_page(path):
     )
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", CHECKED, ids=ids)
 def test_every_figure_has_alt_text(path):
     for cell in _load(path)["cells"]:
         if any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])):
@@ -185,14 +186,14 @@ def test_every_figure_has_alt_text(path):
             assert len(alt) > 20, f"a figure without alt text: {_source(cell)[:60]!r}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", CHECKED, ids=ids)
 def test_quiz_answer_keys_are_not_shown_in_the_book(path):
     for cell in _load(path)["cells"]:
         if cell["cell_type"] == "code" and "tl.Quiz(" in _source(cell):
             assert "remove-input" in cell["metadata"].get("tags", []), "the quiz source is its answer key"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", CHECKED, ids=ids)
 def test_solution_cells_hold_only_functions_and_are_hidden(path):
     for cell in _load(path)["cells"]:
         tags = cell["metadata"].get("tags", [])
@@ -204,7 +205,7 @@ def test_solution_cells_hold_only_functions_and_are_hidden(path):
         assert "hide-input" in tags, "solutions sit behind a toggle in the book"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", CHECKED, ids=ids)
 def test_stored_widgets_carry_the_current_javascript(path):
     """The book draws widgets from the state stored in each notebook, JS and CSS included: a
     notebook executed before a widget changed would publish the old widget (`make execute`)."""
@@ -232,7 +233,7 @@ def _checked_function(cell):
     return call.group(1) if cell["cell_type"] == "code" and call else None
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", CHECKED, ids=ids)
 def test_solutions_sit_behind_a_toggle_labelled_solution(path):
     for cell in _load(path)["cells"]:
         if "solution" in cell["metadata"].get("tags", []):
@@ -240,7 +241,7 @@ def test_solutions_sit_behind_a_toggle_labelled_solution(path):
             assert prompt == "Solution", f"solution toggle labelled {prompt!r}: {_source(cell)[:50]!r}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", CHECKED, ids=ids)
 def test_the_page_shows_a_failing_check_and_never_a_pass_for_its_own_solution(path):
     cells = _load(path)["cells"]
     solutions = _solution_functions(cells)
@@ -309,7 +310,7 @@ def test_no_code_cell_is_repeated_across_notebooks():
                          f"{next(iter(repeated.values()))}: {next(iter(repeated))[:80]!r}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", CHECKED, ids=ids)
 def test_a_worked_failing_check_comes_before_the_exercises_own_check(path):
     """Graders count the last check of an exercise in a notebook, so a worked example (a wrong
     attempt defined in the check's own cell) must come before the check students complete."""

@@ -25,13 +25,16 @@ import pytest
 import yaml
 
 import tensorlens as tl
-from tensorlens import assignments, otter_plugin
+from tensorlens.classroom import assignments, otter_plugin
 from tensorlens.classroom.assignments import Question, chapter_questions
 from tensorlens.exercises import EXERCISES
 from tensorlens.classroom.otter_grade import questions_of
 from tensorlens.classroom.student import STUB
 
 import otter_samples
+
+# one worker builds the module's grading fixtures once (make test runs --dist loadgroup)
+pytestmark = [pytest.mark.grading, pytest.mark.xdist_group("otter")]
 
 ROOT = pathlib.Path(__file__).parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -319,7 +322,7 @@ def test_results_table_has_otters_columns_and_explains_each_row():
 
 
 def test_otter_grade_refuses_bad_arguments(tmp_path):
-    from tensorlens import otter_grade
+    from tensorlens.classroom import otter_grade
 
     (tmp_path / "subs").mkdir()
     (tmp_path / "not.zip").write_text("no")

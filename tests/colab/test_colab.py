@@ -316,3 +316,9 @@ def test_every_chapter_runs_top_to_bottom(learner):
     with _timed(f"{len(notebooks)} notebooks, {WORKERS} at a time"):
         failures = [f for f in asyncio.run(run_all()) if f]
     assert not failures, "\n\n".join(failures)
+
+
+if __name__ == "__main__":  # `make colab-runtime`: build the cached runtime ahead of the stage
+    if sys.argv[1:] != ["runtime"]:
+        sys.exit("usage: python tests/colab/test_colab.py runtime")
+    print(f"Colab's runtime: {runtime()}")

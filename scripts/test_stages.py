@@ -1,0 +1,95 @@
+"""make test's stages, in two lanes that run side by side (the machine has two cores).
+
+    python scripts/test_stages.py            # what `make test` runs after `setup` and `chromium`
+
+Each lane runs its stages (make targets) one after the other; the two lanes run at the same time.
+The lanes are balanced so that one does mostly CPU work while the other waits on the disk or the
+network (building Colab's runtime, then the browser, whose pages spend much of their time
+rendering and idle). Each stage's output goes to ``_build/test-logs/<stage>.log`` and, line by line
+with the stage's name in front, to the terminal. A failing stage stops its own lane; the other
+lane finishes its current stage and stops too, and the failing stage's log tail is printed.
+The seconds of every stage go to ``_build/test-stages.json`` and into the last lines printed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LOGS = ROOT / "_build" / "test-logs"
+TIMES = ROOT / "_build" / "test-stages.json"
+LANES = [
+    ["unit", "notebooks", "test-colab"],
+    ["colab-runtime", "book-strict", "zip-book", "js", "browser"],
+]
+#: a stage starts once these stages (in the other lane) have finished; if one failed, it does not
+AFTER = {"test-colab": ["colab-runtime"]}
+
+
+class Run:
+    def __init__(self):
+        self.failed: list[str] = []
+        self.seconds: dict[str, float] = {}
+        self.lock = threading.Lock()
+        self.done = {stage: threading.Event() for lane in LANES for stage in lane}
+
+    def lane(self, stages: list[str]) -> None:
+        try:
+            self._run(stages)
+        finally:  # a lane that stops early releases every stage waiting on it
+            for stage in stages:
+                self.done[stage].set()
+
+    def _run(self, stages: list[str]) -> None:
+        for stage in stages:
+            for other in AFTER.get(stage, []):
+                self.done[other].wait()
+            if self.failed:
+                return
+            start = time.monotonic()
+            log = LOGS / f"{stage}.log"
+            with log.open("w", encoding="utf-8") as out:
+                proc = subprocess.Popen(["make", "--no-print-directory", stage], cwd=ROOT,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        bufsize=1)
+                for line in proc.stdout:
+                    out.write(line)
+                    with self.lock:
+                        print(f"[{stage}] {line}", end="", flush=True)
+                code = proc.wait()
+            with self.lock:
+                self.seconds[stage] = round(time.monotonic() - start, 1)
+                print(f"[{stage}] finished in {self.seconds[stage]:.0f} s"
+                      f"{'' if code == 0 else f' and FAILED (exit {code})'}", flush=True)
+                if code:
+                    self.failed.append(stage)
+            self.done[stage].set()
+
+
+def main() -> int:
+    LOGS.mkdir(parents=True, exist_ok=True)
+    run = Run()
+    start = time.monotonic()
+    threads = [threading.Thread(target=run.lane, args=(lane,)) for lane in LANES]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    total = round(time.monotonic() - start, 1)
+    TIMES.write_text(json.dumps({"stages": run.seconds, "total": total}, indent=1) + "\n",
+                     encoding="utf-8")
+    for stage in run.failed:
+        tail = (LOGS / f"{stage}.log").read_text(encoding="utf-8").splitlines()[-60:]
+        print(f"\n===== {stage} failed; the end of _build/test-logs/{stage}.log:\n" + "\n".join(tail))
+    print("\nstage seconds: " + ", ".join(f"{k} {v:.0f}" for k, v in run.seconds.items())
+          + f"; {total:.0f} s in all (two lanes side by side)")
+    return 1 if run.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
