@@ -335,8 +335,8 @@ def _always_float32(data, name):
          "half"),
     ],
     hint="The data starts at byte `8 + n`, and each tensor's `data_offsets` count from there. "
-         "Make a `uint8` tensor of its bytes, reinterpret them with `view(dtype)` (chapter 3, "
-         "`view(dtype)`: the same bytes, another type), then `reshape` to the shape. "
+         "Make a `uint8` tensor of its bytes, reinterpret them with `view(dtype)` (chapter 3: "
+         "the same bytes read as another type), then `reshape` to the shape. "
          "`torch.frombuffer` refuses an empty buffer: `torch.tensor(list(chunk), "
          "dtype=torch.uint8)` does not.",
     rules=[rules.banned("safetensors", "safe_open", "load_file", "deserialize",
