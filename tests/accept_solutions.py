@@ -818,29 +818,34 @@ def compact_empty_like(t):
     return torch.empty_like(t, memory_format=torch.contiguous_format).copy_(t)
 
 
-# ---------------------------------------------------------------- saving.safetensors_header
+# ---------------------------------------------------------------- saving.safetensors_tensor
 
 
-def safetensors_header_struct(data):
+def safetensors_tensor_struct(data, name):
+    """struct for the length, bytearray for the bytes, an explicit empty case."""
     (n,) = struct.unpack("<Q", data[:8])
     header = json.loads(data[8:8 + n].decode("utf-8"))
-    header.pop("__metadata__", None)
-    return sorted((name, info["dtype"], tuple(info["shape"])) for name, info in header.items())
+    info = header[name]
+    codes = {"F32": torch.float32, "F16": torch.float16, "I64": torch.int64,
+             "U8": torch.uint8, "BOOL": torch.bool}
+    dtype = codes[info["dtype"]]
+    begin, end = (8 + n + offset for offset in info["data_offsets"])
+    if begin == end:
+        return torch.empty(info["shape"], dtype=dtype)
+    return torch.frombuffer(bytearray(data[begin:end]), dtype=dtype).reshape(info["shape"])
 
 
-def safetensors_header_loop(data: bytes) -> list:
-    """A local import, explicit loop, sort by name."""
-    import json as js
+def safetensors_tensor_numpy(data: bytes, name: str):
+    """Through NumPy: np.frombuffer with a little-endian dtype, then torch.from_numpy."""
+    import numpy as np
 
-    n = int.from_bytes(data[:8], byteorder="little", signed=False)
-    header = js.loads(bytes(data[8:8 + n]))
-    rows = []
-    for name in header:
-        if name == "__metadata__":
-            continue
-        rows.append((name, header[name]["dtype"], tuple(int(s) for s in header[name]["shape"])))
-    rows.sort(key=lambda row: row[0])
-    return rows
+    n = int.from_bytes(data[:8], byteorder="little")
+    info = json.loads(bytes(data[8:8 + n]))[name]
+    as_numpy = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "U8": "u1", "BOOL": "?"}
+    start = 8 + n + info["data_offsets"][0]
+    stop = 8 + n + info["data_offsets"][1]
+    array = np.frombuffer(data[start:stop], dtype=as_numpy[info["dtype"]]).copy()
+    return torch.from_numpy(array).reshape(tuple(info["shape"]))
 
 
 # ---------------------------------------------------------------- autograd.gradient_descent
@@ -966,5 +971,5 @@ ALTERNATIVES = {
     "saving.compact_for_saving": ["compact_size", "compact_empty_like"],
     "saving.strip_module_prefix": ["strip_prefix_slice", "strip_prefix_partition"],
     "saving.snapshot": ["snapshot_bytesio", "snapshot_storages"],
-    "saving.safetensors_header": ["safetensors_header_struct", "safetensors_header_loop"],
+    "saving.safetensors_tensor": ["safetensors_tensor_struct", "safetensors_tensor_numpy"],
 }

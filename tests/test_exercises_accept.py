@@ -74,30 +74,28 @@ def test_a_source_rule_reads_a_notebook_cell():
 
 def test_json_load_is_not_a_loading_library_but_safetensors_is():
     ok = notebook_cell(
-        "import io, json\n"
-        "def header(data):\n"
+        "import io, json, torch\n"
+        "from tensorlens.exercises.saving import DTYPE_CODES\n"
+        "def read(data, name):\n"
         "    n = int.from_bytes(data[:8], 'little')\n"
-        "    info = json.load(io.BytesIO(data[8:8 + n]))\n"
-        "    info.pop('__metadata__', None)\n"
-        "    return sorted((k, v['dtype'], tuple(v['shape'])) for k, v in info.items())\n", 2)
-    assert run_check("saving.safetensors_header", ok["header"]).passed
+        "    info = json.load(io.BytesIO(data[8:8 + n]))[name]\n"
+        "    b, e = (8 + n + o for o in info['data_offsets'])\n"
+        "    raw = torch.tensor(list(data[b:e]), dtype=torch.uint8)\n"
+        "    return raw.view(DTYPE_CODES[info['dtype']]).reshape(info['shape'])\n", 2)
+    assert run_check("saving.safetensors_tensor", ok["read"]).passed
     # right values, so only the rule can refuse them
     cheats = notebook_cell(
-        "import torch\n"
         "from safetensors.torch import load as read\n"
         "import safetensors.torch\n"
-        "CODE = {torch.float32: 'F32', torch.int64: 'I64', torch.float16: 'F16',\n"
-        "        torch.bool: 'BOOL', torch.uint8: 'U8'}\n"
-        "def imported(data):\n"
-        "    return sorted((k, CODE[v.dtype], tuple(v.shape)) for k, v in read(data).items())\n"
-        "def qualified(data):\n"
-        "    tensors = safetensors.torch.load(data)\n"
-        "    return sorted((k, CODE[v.dtype], tuple(v.shape)) for k, v in tensors.items())\n"
-        "def local(data):\n"
+        "def imported(data, name):\n"
+        "    return read(data)[name]\n"
+        "def qualified(data, name):\n"
+        "    return safetensors.torch.load(data)[name]\n"
+        "def local(data, name):\n"
         "    from safetensors.torch import load\n"
-        "    return sorted((k, CODE[v.dtype], tuple(v.shape)) for k, v in load(data).items())\n", 3)
+        "    return load(data)[name]\n", 3)
     for name in ("imported", "qualified", "local"):
-        result = run_check("saving.safetensors_header", cheats[name])
+        result = run_check("saving.safetensors_tensor", cheats[name])
         assert result.status == "fail" and "safetensors" in result.message, (name, result)
 
 

@@ -8,10 +8,11 @@
   ``strict=False`` the damage loads silently. Rename the keys correctly.
 - ``saving.snapshot``: a checkpoint round trip in memory: copies that share no memory with the
   inputs, yet share it among themselves exactly where the inputs did (as ``torch.load`` does).
-- ``saving.safetensors_header``: a ``.safetensors`` file is an 8-byte length, a JSON header and raw
-  bytes; reading the header by hand shows why loading one cannot run code.
+- ``saving.safetensors_tensor``: a ``.safetensors`` file is an 8-byte length, a JSON header and raw
+  bytes; reading one tensor by hand (offsets from the data's start, the bytes reinterpreted with
+  ``view(dtype)`` from chapter 3) shows why loading one cannot run code.
 
-Needs the ``safetensors`` package (the inputs of the second exercise are real files' bytes).
+Needs the ``safetensors`` package (the inputs of the last exercise are real files' bytes).
 """
 
 import copy
@@ -136,7 +137,7 @@ def _renamed(rename):
 
 @exercise(
     "saving.strip_module_prefix",
-    title="Strip the wrapper's prefix (a silent bug fixed)",
+    title="Find the silent bug: the wrapper's prefix",
     statement="`items` is `list(state.items())` for a state dict `state` saved from a model "
               "wrapped in `DataParallel`: a list of `(name, tensor)` pairs whose names may start "
               "with `module.`. Write `strip_module_prefix(items)` that returns the pairs in the "
@@ -256,17 +257,23 @@ def snapshot(tensors):
     return torch.load(buffer)
 
 
-# ---------------------------------------------------------------- safetensors_header
+# ---------------------------------------------------------------- safetensors_tensor
 
-def _header_solution(data):
+# the dtype codes of the files the checker writes (safetensors has more: F64, I32, BF16, ...)
+DTYPE_CODES = {"F32": torch.float32, "F16": torch.float16, "I64": torch.int64,
+               "U8": torch.uint8, "BOOL": torch.bool}
+
+
+def _tensor_solution(data, name):
     n = int.from_bytes(data[:8], "little")
-    header = json.loads(data[8:8 + n])
-    return sorted((name, info["dtype"], tuple(info["shape"]))
-                  for name, info in header.items() if name != "__metadata__")
+    info = json.loads(data[8:8 + n])[name]
+    start, stop = info["data_offsets"]
+    raw = torch.tensor(list(data[8 + n + start:8 + n + stop]), dtype=torch.uint8)
+    return raw.view(DTYPE_CODES[info["dtype"]]).reshape(info["shape"])
 
 
 _NAMES = ("weight", "bias", "embed.weight", "head.bias", "running_mean")
-_DTYPES = (torch.float32, torch.int64, torch.float16, torch.bool, torch.uint8)
+_DTYPES = tuple(DTYPE_CODES.values())
 
 
 @st.composite
@@ -274,48 +281,78 @@ def _safetensors_files(draw):
     names = draw(st.lists(st.sampled_from(_NAMES), min_size=1, max_size=3, unique=True))
     tensors_by_name = {name: draw(tensors(dtypes=_DTYPES, max_dims=3)).contiguous() for name in names}
     metadata = draw(st.sampled_from((None, {"format": "pt"}, {"epoch": "3", "note": "demo"})))
-    return (safetensors_save(tensors_by_name, metadata=metadata),)
+    return (safetensors_save(tensors_by_name, metadata=metadata), draw(st.sampled_from(names)))
+
+
+def _file(tensors_by_name, metadata=None):
+    return safetensors_save(tensors_by_name, metadata=metadata)
+
+
+_TWO = {"weight": torch.arange(6.).reshape(3, 2), "bias": torch.tensor([0.5, -1.0, 2.0])}
+
+
+def _flat(data, name):
+    return _tensor_solution(data, name).reshape(-1)
+
+
+def _offsets_from_file_start(data, name):
+    n = int.from_bytes(data[:8], "little")
+    info = json.loads(data[8:8 + n])[name]
+    start, stop = info["data_offsets"]
+    raw = torch.tensor(list(data[start:stop]), dtype=torch.uint8)
+    return raw.view(DTYPE_CODES[info["dtype"]]).reshape(info["shape"])
+
+
+def _always_float32(data, name):
+    n = int.from_bytes(data[:8], "little")
+    info = json.loads(data[8:8 + n])[name]
+    start, stop = info["data_offsets"]
+    raw = torch.tensor(list(data[8 + n + start:8 + n + stop]), dtype=torch.uint8)
+    return raw.view(torch.float32).reshape(info["shape"])
 
 
 @exercise(
-    "saving.safetensors_header",
-    title="Parse a safetensors header",
+    "saving.safetensors_tensor",
+    title="Read one tensor from a safetensors file",
     statement="`data` holds the bytes of a `.safetensors` file: 8 bytes giving the header's "
-              "length `n` (an unsigned little-endian integer), then `n` bytes of JSON, then the "
-              "raw tensor bytes. The JSON maps each tensor's name to its `dtype`, `shape` and "
-              "`data_offsets`, and may hold a `__metadata__` entry that is not a tensor. Write "
-              "`safetensors_header(data)` that returns a list of `(name, dtype, shape)` tuples, "
-              "sorted by name, with `shape` a tuple of ints, e.g. "
-              "`[('bias', 'F32', (3,)), ('weight', 'F32', (3, 2))]`, without any loading library.",
+              "length `n` (little-endian), `n` bytes of JSON, then the data. The JSON maps each "
+              "tensor's name to its `dtype` (a code such as `'F32'`), `shape` and `data_offsets` "
+              "`[begin, end]`, counted in bytes from the start of the data, and may hold a "
+              "`__metadata__` entry. Write `safetensors_tensor(data, name)` that returns the "
+              "tensor stored under `name`, with its dtype, shape and values, without any loading "
+              "library. The codes used are `F32`, `F16`, `I64`, `U8` and `BOOL` "
+              "(`tensorlens.exercises.saving.DTYPE_CODES` maps them to torch dtypes); a tensor "
+              "may be 0-d or empty.",
     inputs=_safetensors_files(),
     edge_cases=[
-        (safetensors_save({"weight": torch.zeros(3, 2), "bias": torch.zeros(3)}),),
-        (safetensors_save({"weight": torch.zeros(2, dtype=torch.int64)}, metadata={"format": "pt"}),),
-        (safetensors_save({"running_mean": torch.zeros(())}),),
+        (_file(_TWO), "weight"),
+        (_file(_TWO, metadata={"format": "pt"}), "bias"),
+        (_file({"step": torch.tensor(7), "flags": torch.tensor([True, False, True])}), "step"),
+        (_file({"step": torch.tensor(7), "flags": torch.tensor([True, False, True])}), "flags"),
+        (_file({"none": torch.zeros(0, 3), "half": torch.tensor([1.5, -2.0], dtype=torch.float16)}),
+         "none"),
+        (_file({"none": torch.zeros(0, 3), "half": torch.tensor([1.5, -2.0], dtype=torch.float16)}),
+         "half"),
     ],
-    hint="`n = int.from_bytes(data[:8], 'little')`, then `json.loads(data[8:8 + n])`; skip the "
-         "`__metadata__` key and turn each shape list into a tuple.",
-    # "safetensors" (not a bare "load", which would refuse json.load) catches the library however
-    # it is imported or aliased
+    hint="The data starts at byte `8 + n`, and each tensor's `data_offsets` count from there. "
+         "Make a `uint8` tensor of its bytes, reinterpret them with `view(dtype)` (chapter 3: "
+         "the same bytes read as another type), then `reshape` to the shape. "
+         "`torch.frombuffer` refuses an empty buffer: `torch.tensor(list(chunk), "
+         "dtype=torch.uint8)` does not.",
     rules=[rules.banned("safetensors", "safe_open", "load_file", "deserialize",
-                        reason="read the header yourself")],
-    solution=_header_solution,
-    wrong=[("__metadata__ kept", lambda data: sorted(
-        (k, v.get("dtype", ""), tuple(v.get("shape", ())))
-        for k, v in json.loads(data[8:8 + int.from_bytes(data[:8], "little")]).items())),
-           ("shapes as lists", lambda data: sorted(
-               (k, v["dtype"], v["shape"])
-               for k, v in json.loads(data[8:8 + int.from_bytes(data[:8], "little")]).items()
-               if k != "__metadata__"))],
+                        reason="read the bytes yourself")],
+    solution=_tensor_solution,
+    wrong=[("the shape ignored", _flat),
+           ("offsets counted from the start of the file", _offsets_from_file_start),
+           ("the dtype code ignored: always float32", _always_float32)],
 )
-def safetensors_header(data):
-    """(name, dtype, shape) for every tensor described in the file's JSON header, by name."""
+def safetensors_tensor(data, name):
+    """The tensor stored under ``name`` in the safetensors bytes ``data`` (the specification)."""
     header_length = int.from_bytes(data[:8], "little")
     header = json.loads(data[8:8 + header_length])
-    entries = []
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        entries.append((name, info["dtype"], tuple(info["shape"])))
-    entries.sort()
-    return entries
+    info = header[name]
+    begin, end = info["data_offsets"]
+    first = 8 + header_length
+    chunk = data[first + begin:first + end]
+    as_bytes = torch.tensor(list(chunk), dtype=torch.uint8)
+    return as_bytes.view(DTYPE_CODES[info["dtype"]]).reshape(tuple(info["shape"]))
