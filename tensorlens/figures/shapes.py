@@ -221,9 +221,9 @@ def mask_grid_figure(rows: torch.Tensor, cols: torch.Tensor):
     n, m = grid.shape
     fig, axes = plt.subplots(1, 3, figsize=(0.7 * (m + m + 1) + 2.6, 0.7 * n + 1.3),
                              layout="constrained", gridspec_kw={"width_ratios": [1, m, m]})
-    panels = [(rows[:, None], "rows[:, None]", "#4c72b0"),
-              (cols[None, :], "cols", "#dd8452"),
-              (grid, "rows[:, None] & cols", "#55a868")]
+    panels = [(rows[:, None], f"rows[:, None]\n{tuple(rows[:, None].shape)}", "#4c72b0"),
+              (cols[None, :], f"cols\n{tuple(cols.shape)}, read as (1, {m})", "#dd8452"),
+              (grid, f"rows[:, None] & cols\n{tuple(grid.shape)}", "#55a868")]
     for ax, (t, title, color) in zip(axes, panels):
         h, w = t.shape
         for i in range(h):
@@ -236,7 +236,7 @@ def mask_grid_figure(rows: torch.Tensor, cols: torch.Tensor):
         ax.set_xlim(-0.05, w + 0.05)
         ax.set_ylim(n + 0.05, -0.05)
         _plain(ax)
-        ax.set_title(f"{title}\n{tuple(t.shape)}", fontsize=10)
+        ax.set_title(title, fontsize=10)
     return fig
 
 
