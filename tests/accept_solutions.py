@@ -131,36 +131,41 @@ def tiles_unfold(img, k):
     return patches.reshape(-1, k, k)
 
 
-# ---------------------------------------------------------------- broadcasting.outer_sum
+# ---------------------------------------------------------------- broadcasting.events_per_window
 
 
-def outer_sum_unsqueeze(a, b):
-    return a.unsqueeze(1) + b.unsqueeze(0)
+def events_per_window_unsqueeze(times, starts, ends):
+    t = times.unsqueeze(1)
+    return torch.logical_and(t >= starts, t < ends).sum(0)
 
 
-def outer_sum_view(a, b):
-    return torch.add(a.view(-1, 1), b)
+def events_per_window_rows(times, starts, ends):
+    inside = (starts[:, None] <= times) & (times < ends[:, None])   # (m, n)
+    return inside.long().sum(dim=1)
 
 
-def outer_sum_reshape(a, b):
-    return a.reshape(len(a), 1) + b[None, :]
+def events_per_window_count_nonzero(times, starts, ends):
+    t = times.reshape(-1, 1)
+    return torch.count_nonzero((t >= starts) * (t < ends), dim=0)
 
 
-# ---------------------------------------------------------------- broadcasting.zero_rows
+# ---------------------------------------------------------------- broadcasting.nearest_center
 
 
-def zero_rows_masked_fill(x, keep):
-    return x.masked_fill(~keep.unsqueeze(1), 0)
+def nearest_center_expansion(points, centers):
+    p, c = points.double(), centers.double()
+    sq = (p * p).sum(1, keepdim=True) + (c * c).sum(1) - 2 * p @ c.T
+    return sq.argmin(dim=1)
 
 
-def zero_rows_where_zeros(x, keep):
-    return torch.where(keep.view(-1, 1), x, torch.zeros_like(x))
+def nearest_center_norm(points, centers):
+    diff = points.unsqueeze(1) - centers.unsqueeze(0)
+    return torch.argmin((diff.double() ** 2).sum(-1), dim=-1)
 
 
-def zero_rows_assign(x, keep):
-    out = x.clone()
-    out[~keep] = 0
-    return out
+def nearest_center_min(points, centers):
+    dists = ((points[:, None] - centers[None]) ** 2).sum(dim=2)
+    return dists.min(dim=1).indices
 
 
 # ---------------------------------------------------------------- broadcasting.cosine_matrix
@@ -921,8 +926,10 @@ ALTERNATIVES = {
     "basics.tiles": ["tiles_permute", "tiles_split_cat", "tiles_unfold"],
     "basics.average_images": ["average_images_int32", "average_images_halves",
                               "average_images_bitwise"],
-    "broadcasting.outer_sum": ["outer_sum_unsqueeze", "outer_sum_view", "outer_sum_reshape"],
-    "broadcasting.zero_rows": ["zero_rows_masked_fill", "zero_rows_where_zeros", "zero_rows_assign"],
+    "broadcasting.events_per_window": ["events_per_window_unsqueeze", "events_per_window_rows",
+                                       "events_per_window_count_nonzero"],
+    "broadcasting.nearest_center": ["nearest_center_expansion", "nearest_center_norm",
+                                    "nearest_center_min"],
     "broadcasting.cosine_matrix": ["cosine_matrix_keepdim", "cosine_matrix_normalize",
                                    "cosine_matrix_outer", "cosine_matrix_functional"],
     "broadcasting.pairwise_l1": ["pairwise_l1_per_feature", "pairwise_l1_per_row",

@@ -306,20 +306,21 @@ def test_verdict_text_is_deterministic_across_processes():
 
 
 def test_wrong_attempt_cannot_break_the_next_one():
-    ex = EXERCISES["broadcasting.outer_sum"]
+    ex = EXERCISES["broadcasting.events_per_window"]
     stored = [tuple((t.shape, t.stride(), t.storage_offset()) for t in rules.tensors_in(e))
               for e in ex.edge_cases]
 
-    def outer_sum_mutates(a, b):
-        a.unsqueeze_(1)
-        return a + b
+    def events_per_window_mutates(times, starts, ends):
+        times.unsqueeze_(1)
+        return ((times >= starts) & (times < ends)).sum(dim=0)
 
-    def outer_sum(a, b):
-        return a[:, None] + b
+    def events_per_window(times, starts, ends):
+        return ((times[:, None] >= starts) & (times[:, None] < ends)).sum(dim=0)
 
-    result = run_check("broadcasting.outer_sum", outer_sum_mutates)
-    assert result.status == "fail" and "changed the shape, strides or offset of `a`" in result.message
-    assert run_check("broadcasting.outer_sum", outer_sum).passed
+    result = run_check("broadcasting.events_per_window", events_per_window_mutates)
+    assert (result.status == "fail"
+            and "changed the shape, strides or offset of `times`" in result.message)
+    assert run_check("broadcasting.events_per_window", events_per_window).passed
     assert stored == [tuple((t.shape, t.stride(), t.storage_offset()) for t in rules.tensors_in(e))
                       for e in ex.edge_cases]
 

@@ -5,7 +5,8 @@ specification); the rules ask for the broadcasting version: no loops, and no cop
 inputs made with ``repeat`` / ``tile``. The hand-written wrong solutions are the classic
 broadcasting slips: a mask that lines up with the wrong dim, operands aligned the wrong way
 round, two 1-D norms multiplied element by element (the silent bug of ``cosine_matrix``), and
-the rule applied from the left. ``pairwise_l1`` adds a memory budget, watched while the function
+the rule applied from the left. ``events_per_window`` counts with a bool table (a sum of bools is an int64 count), and
+``nearest_center`` needs a reduction's ``argmin`` from chapter 1. ``pairwise_l1`` adds a memory budget, watched while the function
 runs: no tensor it makes may be larger than the biggest of its inputs and its result.
 """
 
@@ -19,99 +20,122 @@ _NO_COPIES = rules.banned("repeat", "tile", "repeat_interleave",
                           reason="broadcasting needs no copies of the inputs")
 
 
-# ---------------------------------------------------------------- outer_sum
+# ---------------------------------------------------------------- events_per_window
 
 
-def _outer_sum_solution(a, b):
-    return a[:, None] + b
+def _events_solution(times, starts, ends):
+    inside = (times[:, None] >= starts) & (times[:, None] < ends)
+    return inside.sum(dim=0)
 
 
 @st.composite
-def _two_vectors(draw):
+def _times_and_windows(draw):
     dtype = draw(st.sampled_from((torch.float32, torch.int64)))
-    a = draw(tensors(shape=st.tuples(st.integers(0, 5)), dtypes=(dtype,)))
-    b = draw(tensors(shape=st.tuples(st.integers(0, 5)), dtypes=(dtype,)))
-    return a, b
+    times = draw(tensors(shape=st.tuples(st.integers(0, 6)), dtypes=(dtype,), low=0, high=9))
+    m = draw(st.integers(0, 4))
+    starts = draw(tensors(shape=(m,), dtypes=(dtype,), low=0, high=8))
+    widths = draw(tensors(shape=(m,), dtypes=(dtype,), low=0, high=5, layouts=("contiguous",)))
+    return times, starts, starts + widths
 
 
 @exercise(
-    "broadcasting.outer_sum",
-    title="Every pair, added",
-    statement="Write `outer_sum(a, b)` for 1-D tensors `a` (length n) and `b` (length m) that "
-              "returns the `(n, m)` table `out[i, j] == a[i] + b[j]`. Use broadcasting: no Python "
-              "loops, and no copies of `a` or `b` made with `repeat` or `tile`.",
-    inputs=_two_vectors(),
+    "broadcasting.events_per_window",
+    title="Events per time window",
+    statement="Write `events_per_window(times, starts, ends)` for a 1-D tensor `times` of `n` "
+              "event times and 1-D tensors `starts` and `ends` of `m` windows (same dtype): "
+              "return the `(m,)` int64 tensor whose entry `j` counts the events with "
+              "`starts[j] <= t < ends[j]`. Windows may overlap or be empty; no Python loops, no "
+              "copies made with `repeat` or `tile`.",
+    inputs=_times_and_windows(),
     edge_cases=[
-        (torch.tensor([1., 2., 3.]), torch.tensor([10., 20.])),
-        (torch.tensor([1, 2]), torch.tensor([10, 20])),  # square: a transposed table still fits
-        (torch.tensor([5.]), torch.tensor([1., 2., 3.])),
-        (torch.zeros(0), torch.tensor([1., 2.])),
-        (make_tensor([1, 2, 3], (3,), torch.float32, "sliced"), torch.tensor([0., 1.])),
+        (torch.tensor([1., 2., 5.]), torch.tensor([0., 2.]), torch.tensor([3., 6.])),
+        (torch.tensor([1, 4]), torch.tensor([0, 4]), torch.tensor([4, 5])),  # n == m; t == end
+        (torch.tensor([3., 3., 3., 7.]), torch.tensor([3.]), torch.tensor([3.])),  # empty window
+        (torch.zeros(0), torch.tensor([0., 1.]), torch.tensor([2., 3.])),
+        (torch.tensor([1., 2.]), torch.zeros(0), torch.zeros(0)),
+        (make_tensor([0, 5, 6], (3,), torch.float32, "sliced"),
+         torch.tensor([0., 1., 2.]), torch.tensor([2., 3., 9.])),
     ],
-    hint="Give `a` a second dim of size 1 (`a[:, None]`, shape `(n, 1)`): against `b` (shape "
-         "`(m,)`, read as `(1, m)`) both size-1 dims stretch and the sum is `(n, m)`.",
+    hint="Compare every event with every window: `times` as a column `(n, 1)` against `starts` "
+         "and `ends` (both `(m,)`) gives two `(n, m)` bool tables. Combine them with `&` and "
+         "count the Trues of each window, i.e. down the events' dim.",
     rules=[rules.no_loops(), _NO_COPIES],
-    solution=_outer_sum_solution,
+    solution=_events_solution,
     wrong=[
-        ("the table transposed: a + b[:, None]", lambda a, b: a + b[:, None]),
-        ("element-wise a + b", lambda a, b: a + b),
+        ("counted per event instead of per window",
+         lambda t, s, e: ((t[:, None] >= s) & (t[:, None] < e)).sum(dim=1)),
+        ("the end included", lambda t, s, e: ((t[:, None] >= s) & (t[:, None] <= e)).sum(dim=0)),
+        ("events paired with windows one to one",
+         lambda t, s, e: ((t >= s) & (t < e)).long()),
     ],
 )
-def outer_sum(a, b):
-    """out[i, j] = a[i] + b[j] for every pair (loops: the specification only)."""
-    out = torch.empty(a.shape[0], b.shape[0], dtype=torch.result_type(a, b))
-    for i in range(a.shape[0]):
-        for j in range(b.shape[0]):
-            out[i, j] = a[i] + b[j]
+def events_per_window(times, starts, ends):
+    """out[j] = the number of t in times with starts[j] <= t < ends[j] (loops: the spec only)."""
+    out = torch.zeros(starts.shape[0], dtype=torch.int64)
+    for j in range(starts.shape[0]):
+        for i in range(times.shape[0]):
+            if starts[j] <= times[i] < ends[j]:
+                out[j] += 1
     return out
 
 
-# ---------------------------------------------------------------- zero_rows
+# ---------------------------------------------------------------- nearest_center
 
 
-def _zero_rows_solution(x, keep):
-    return torch.where(keep[:, None], x, 0)
+def _nearest_solution(points, centers):
+    return ((points[:, None, :] - centers) ** 2).sum(dim=-1).argmin(dim=1)
 
 
 @st.composite
-def _rows_and_mask(draw):
-    x = draw(tensors(shape=st.tuples(st.integers(0, 4), st.integers(0, 4)),
-                     dtypes=(torch.float32, torch.int64)))
-    keep = draw(tensors(shape=(x.shape[0],), dtypes=(torch.bool,), layouts=("contiguous",)))
-    return x, keep
+def _points_and_centers(draw):
+    """Integer-valued points, so every distance is exact and ties go to the first centre."""
+    dtype = draw(st.sampled_from((torch.int64, torch.float64)))
+    n, k, d = draw(st.integers(0, 5)), draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    points = draw(tensors(shape=(n, d), dtypes=(dtype,), low=-5, high=5))
+    centers = draw(tensors(shape=(k, d), dtypes=(dtype,), low=-5, high=5))
+    return points, centers
 
 
 @exercise(
-    "broadcasting.zero_rows",
-    title="Zero rows with a mask",
-    statement="Write `zero_rows(x, keep)` for a 2-D tensor `x` of shape `(n, m)` and a bool "
-              "tensor `keep` of shape `(n,)`: return a tensor like `x` where row `i` is left as "
-              "it is when `keep[i]` is True and is all zeros otherwise. Do not modify `x`; no "
-              "Python loops.",
-    inputs=_rows_and_mask(),
+    "broadcasting.nearest_center",
+    title="The nearest centre of every point",
+    statement="Write `nearest_center(points, centers)` for `points` of shape `(n, d)` and "
+              "`centers` of shape `(k, d)` with `k >= 1` (same dtype): return the `(n,)` int64 "
+              "tensor whose entry `i` is the index of the centre closest to `points[i]` "
+              "(Euclidean distance; on a tie, the lowest index). No Python loops, no "
+              "`torch.cdist`.",
+    inputs=_points_and_centers(),
     edge_cases=[
-        (torch.tensor([[1., 2.], [3., 4.]]), torch.tensor([True, False])),  # square: the trap
-        (torch.tensor([[1, 2, 3], [4, 5, 6]]), torch.tensor([False, True])),
-        (torch.tensor([[1.], [2.], [3.]]), torch.tensor([True, False, True])),
-        (torch.zeros(0, 3), torch.zeros(0, dtype=torch.bool)),
-        (make_tensor([1, 2, 3, 4, 5, 6], (3, 2), torch.float32, "transposed"),
-         torch.tensor([False, True, True])),
+        (torch.tensor([[0, 0], [9, 9], [4, 5]]), torch.tensor([[1, 1], [8, 8]])),
+        (torch.tensor([[0., 3.], [3., 0.]]), torch.tensor([[0., 0.], [3., 3.]])),  # n == k == d
+        (torch.tensor([[2, 0]]), torch.tensor([[0, 0], [4, 0], [2, 5]])),  # a tie: index 0
+        (torch.zeros(0, 2, dtype=torch.int64), torch.tensor([[1, 1]])),
+        (make_tensor([1, 2, 3, 4, 5, 6], (3, 2), torch.float64, "transposed"),
+         torch.tensor([[1., 1.], [5., 5.]], dtype=torch.float64)),
     ],
-    hint="`keep` has shape `(n,)`, which lines up with the *columns* of `x`. Make it a column, "
-         "`keep[:, None]` of shape `(n, 1)`, and let `torch.where(keep[:, None], x, 0)` stretch "
-         "it along each row.",
-    rules=[rules.no_loops(), _NO_COPIES],
-    solution=_zero_rows_solution,
-    wrong=[("the mask applied to columns: where(keep, x, 0)",
-            lambda x, keep: torch.where(keep, x, 0))],
+    hint="Make the `(n, k)` table of squared distances, every point against every centre "
+         "(`points` with a size-1 dim in the middle against `centers`, summed over the "
+         "features), then take the position of each row's minimum (`argmin` along the centres' "
+         "dim). The square root changes no ranking.",
+    rules=[rules.no_loops(), _NO_COPIES,
+           rules.banned("cdist", reason="compute the distances yourself")],
+    solution=_nearest_solution,
+    wrong=[
+        ("the nearest point of every centre",
+         lambda p, c: ((p[:, None, :] - c) ** 2).sum(dim=-1).argmin(dim=0)),
+        ("the farthest centre", lambda p, c: ((p[:, None, :] - c) ** 2).sum(dim=-1).argmax(dim=1)),
+        ("point i against centre i only", lambda p, c: ((p - c) ** 2).sum(dim=-1)),
+    ],
 )
-def zero_rows(x, keep):
-    """out[i, j] = x[i, j] if keep[i] else 0 (loops: the specification only)."""
-    out = x.clone(memory_format=torch.contiguous_format)
-    for i in range(x.shape[0]):
-        if not keep[i]:
-            for j in range(x.shape[1]):
-                out[i, j] = 0
+def nearest_center(points, centers):
+    """out[i] = the index j minimising |points[i] - centers[j]|, the first on a tie (loops)."""
+    out = torch.zeros(points.shape[0], dtype=torch.int64)
+    for i in range(points.shape[0]):
+        best = None
+        for j in range(centers.shape[0]):
+            dist = ((points[i] - centers[j]) ** 2).sum()
+            if best is None or dist < best:
+                best, out[i] = dist, j
     return out
 
 
