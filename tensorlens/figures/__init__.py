@@ -2,6 +2,8 @@
 
 - ``grids``: ``gather_figure``, ``scatter_figure``, ``broadcast_figure``,
   ``paired_vs_grid_figure``, ``expand_grad_figure`` (tensors drawn as grids of values).
+- ``indexing``: ``picks_figure``, ``repeated_index_figure``, ``where_figure`` (what an index
+  picks; writes through repeated positions; replacing against taking).
 - ``graph``: ``autograd_graph`` (a text form of a tensor's autograd graph), ``draw_graph``,
   ``saved_tensor_bytes``.
 - ``floats``: ``bits_of``, ``bit_layout_figure``, ``spacing_figure`` (floating-point formats).
@@ -12,11 +14,12 @@ Figures import the model and measurement, never the widgets or the classroom too
 
 from .floats import bit_layout_figure, bits_of, spacing_figure
 from .graph import Graph, GraphNode, autograd_graph, draw_graph, saved_tensor_bytes
+from .indexing import picks_figure, repeated_index_figure, where_figure
 from .grids import (broadcast_figure, expand_grad_figure, gather_figure, paired_vs_grid_figure,
                     scatter_figure)
 from .sweeps import plot_sweep
 
 __all__ = ["Graph", "GraphNode", "autograd_graph", "bit_layout_figure", "bits_of",
            "broadcast_figure", "draw_graph", "expand_grad_figure", "gather_figure",
-           "paired_vs_grid_figure", "plot_sweep", "saved_tensor_bytes", "scatter_figure",
-           "spacing_figure"]
+           "paired_vs_grid_figure", "picks_figure", "plot_sweep", "repeated_index_figure", "saved_tensor_bytes", "scatter_figure",
+           "spacing_figure", "where_figure"]
