@@ -366,23 +366,6 @@ def pick_per_row_flat(scores, labels):
     return scores.flatten()[torch.arange(n) * c + labels]
 
 
-# ---------------------------------------------------------------- indexing.last_valid
-
-
-def last_valid_arange(x, lengths):
-    return x[torch.arange(x.shape[0]), lengths - 1]
-
-
-def last_valid_take_along(x, lengths):
-    index = (lengths - 1)[:, None, None]
-    return torch.take_along_dim(x, index, dim=1).squeeze(1)
-
-
-def last_valid_explicit(x, lengths):
-    B = x.size(0)
-    return x[torch.arange(B), lengths.sub(1), :]
-
-
 # ---------------------------------------------------------------- indexing.one_hot
 
 
@@ -405,27 +388,48 @@ def one_hot_assign(labels, num_classes):
     return out
 
 
-# ---------------------------------------------------------------- indexing.sum_per_class
+# ---------------------------------------------------------------- indexing.unshuffle
 
 
-def sum_per_class_bincount(labels, weights, num_classes):
-    # bincount returns int64 when there is no sample at all, hence the cast
-    return torch.bincount(labels, weights=weights, minlength=num_classes).float()
+def unshuffle_argsort(shuffled, perm):
+    return shuffled.gather(1, perm.argsort(dim=1))
 
 
-def sum_per_class_index_put(labels, weights, num_classes):
-    totals = torch.zeros(num_classes, dtype=torch.float32)
-    totals.index_put_((labels,), weights, accumulate=True)
-    return totals
+def unshuffle_assign(shuffled, perm):
+    x = torch.zeros_like(shuffled)
+    x[torch.arange(perm.shape[0])[:, None], perm] = shuffled
+    return x
 
 
-def sum_per_class_scatter_add(labels, weights, num_classes):
-    return weights.new_zeros(num_classes).scatter_add(0, labels, weights)
+def unshuffle_take_along(shuffled, perm):
+    inverse = torch.empty_like(perm).scatter_(
+        1, perm, torch.arange(perm.shape[1]).repeat(perm.shape[0], 1))
+    return torch.take_along_dim(shuffled, inverse, dim=1)
 
 
-def sum_per_class_compare(labels, weights, num_classes):
-    onehot = labels[:, None] == torch.arange(num_classes)
-    return (onehot * weights[:, None]).sum(dim=0)
+# ---------------------------------------------------------------- indexing.channel_histograms
+
+
+def channel_histograms_bincount(images):
+    c = images.size(1)
+    values = images.movedim(1, 0).reshape(c, -1).to(torch.int64)
+    offsets = values + 256 * torch.arange(c)[:, None]     # one range of 256 bins per channel
+    return torch.bincount(offsets.flatten(), minlength=256 * c).view(c, 256)
+
+
+def channel_histograms_index_put(images):
+    c = images.shape[1]
+    values = images.permute(1, 0, 2, 3).flatten(1).long()
+    channel = torch.arange(c)[:, None].expand_as(values)
+    counts = torch.zeros(c, 256, dtype=torch.long)
+    counts.index_put_((channel, values), torch.ones_like(values), accumulate=True)
+    return counts
+
+
+def channel_histograms_compare(images):
+    c = images.shape[1]
+    values = images.transpose(0, 1).reshape(c, -1, 1).long()
+    return (values == torch.arange(256)).sum(dim=1)
 
 
 # ---------------------------------------------------------------- indexing.crop_at
@@ -945,10 +949,10 @@ ALTERNATIVES = {
     "expand.source_grad": ["source_grad_loops", "source_grad_padded", "source_grad_two_steps"],
     "indexing.pick_per_row": ["pick_per_row_arange", "pick_per_row_take_along",
                               "pick_per_row_gather_function", "pick_per_row_flat"],
-    "indexing.last_valid": ["last_valid_arange", "last_valid_take_along", "last_valid_explicit"],
     "indexing.one_hot": ["one_hot_compare", "one_hot_eye", "one_hot_scatter", "one_hot_assign"],
-    "indexing.sum_per_class": ["sum_per_class_bincount", "sum_per_class_index_put",
-                               "sum_per_class_scatter_add", "sum_per_class_compare"],
+    "indexing.unshuffle": ["unshuffle_argsort", "unshuffle_assign", "unshuffle_take_along"],
+    "indexing.channel_histograms": ["channel_histograms_bincount", "channel_histograms_index_put",
+                                    "channel_histograms_compare"],
     "indexing.crop_at": ["crop_at_permute", "crop_at_unfold", "crop_at_gather"],
     "memory_layout.transpose_view": ["transpose_view_method", "transpose_view_permute",
                                      "transpose_view_function", "transpose_view_strides"],

@@ -1,4 +1,4 @@
-"""Exercises for chapter 2, indexing: advanced indexing, gather, scatter, accumulation, crops.
+"""Exercises for chapter 2, indexing: advanced indexing, scatter, accumulation, crops.
 
 Each reference is written with explicit loops so it reads as a specification; the rules say how
 the learner's version must differ (no loops, no library shortcut).
@@ -55,54 +55,6 @@ def pick_per_row(scores, labels):
     return out
 
 
-# ---------------------------------------------------------------- last valid step of a sequence
-
-
-@st.composite
-def _sequences_and_lengths(draw):
-    b, t, d = draw(st.integers(0, 4)), draw(st.integers(1, 5)), draw(st.integers(0, 3))
-    x = draw(tensors(shape=(b, t, d), dtypes=(torch.float32, torch.int64)))
-    lengths = torch.tensor(draw(st.lists(st.integers(1, t), min_size=b, max_size=b)),
-                           dtype=torch.int64)
-    return x, lengths
-
-
-def _last_valid_solution(x, lengths):
-    index = (lengths - 1).view(-1, 1, 1).expand(-1, 1, x.shape[2])
-    return x.gather(1, index).squeeze(1)
-
-
-@exercise(
-    "indexing.last_valid",
-    title="The last real step of padded sequences",
-    statement="A batch of padded sequences `x` has shape `(B, T, D)`; sequence `b` is "
-              "`lengths[b]` steps long (`1 <= lengths[b] <= T`) and padded after that. Write "
-              "`last_valid(x, lengths)` that returns the last real step of every sequence, "
-              "`out[b] == x[b, lengths[b] - 1]`, shape `(B, D)`. No Python loops.",
-    inputs=_sequences_and_lengths(),
-    edge_cases=[
-        (torch.arange(12.).reshape(2, 3, 2), torch.tensor([3, 1])),
-        (torch.arange(6).reshape(1, 6, 1), torch.tensor([4])),
-        (torch.zeros(0, 3, 2), torch.zeros(0, dtype=torch.int64)),
-        (torch.zeros(2, 3, 0), torch.tensor([1, 3])),
-        (make_tensor(list(range(12)), (2, 3, 2), torch.float32, "transposed"), torch.tensor([2, 2])),
-    ],
-    hint="Pair every batch index with its own step: `x[torch.arange(B), lengths - 1]`. With "
-         "`gather`, the index must have 3 dims: `(B, 1, D)`, made with `view` and `expand`.",
-    rules=[rules.no_loops()],
-    solution=_last_valid_solution,
-    wrong=[("the last step, padding or not", lambda x, lengths: x[:, -1]),
-           ("off by one (step lengths[b])",
-            lambda x, lengths: x[torch.arange(x.shape[0]), lengths.clamp(max=x.shape[1] - 1)])],
-)
-def last_valid(x, lengths):
-    """out[b] = x[b, lengths[b] - 1] (a loop, to be read)."""
-    out = torch.empty(x.shape[0], x.shape[2], dtype=x.dtype)
-    for b in range(x.shape[0]):
-        out[b] = x[b, lengths[b] - 1]
-    return out
-
-
 # ---------------------------------------------------------------- one-hot with scatter
 
 
@@ -148,60 +100,118 @@ def one_hot(labels, num_classes):
     return out
 
 
-# ---------------------------------------------------------------- sums per class (the silent bug)
+# ---------------------------------------------------------------- undo a shuffle per row
 
 
 @st.composite
-def _labels_and_weights(draw):
-    num_classes = draw(st.integers(1, 4))
-    n = draw(st.integers(0, 6))
-    labels = torch.tensor(draw(st.lists(st.integers(0, num_classes - 1), min_size=n, max_size=n)),
-                          dtype=torch.int64)
-    weights = draw(tensors(shape=(n,), dtypes=(torch.float32,)))
-    return labels, weights, num_classes
+def _shuffled_and_perm(draw):
+    b, n = draw(st.integers(0, 4)), draw(st.integers(0, 5))
+    shuffled = draw(tensors(shape=(b, n), dtypes=(torch.float32, torch.int64)))
+    rows = [draw(st.permutations(range(n))) for _ in range(b)]
+    perm = torch.tensor(rows, dtype=torch.int64).reshape(b, n)
+    return shuffled, perm
 
 
-def _sum_per_class_solution(labels, weights, num_classes):
-    return torch.zeros(num_classes).index_add_(0, labels, weights)
-
-
-def _sum_per_class_silent_bug(labels, weights, num_classes):
-    totals = torch.zeros(num_classes)
-    totals[labels] += weights          # a repeated label is added once
-    return totals
+def _unshuffle_solution(shuffled, perm):
+    return torch.empty_like(shuffled).scatter_(1, perm, shuffled)
 
 
 @exercise(
-    "indexing.sum_per_class",
-    title="The total per class",
-    statement="Write `sum_per_class(labels, weights, num_classes)` for integer `labels` of shape "
-              "`(N,)` (each in `0 .. num_classes - 1`) and `float32` `weights` of shape `(N,)` "
-              "that returns a `float32` tensor of shape `(num_classes,)` whose entry `c` is the "
-              "sum of `weights[i]` over every `i` with `labels[i] == c` (0.0 for a class with no "
-              "sample). No Python loops.",
-    inputs=_labels_and_weights(),
+    "indexing.unshuffle",
+    title="Undo a shuffle",
+    statement="Each row of a `(B, N)` tensor `x` was shuffled with its own permutation: "
+              "`shuffled[b, j] == x[b, perm[b, j]]`, where each row of the `int64` tensor "
+              "`perm` (shape `(B, N)`) holds `0 .. N - 1` in some order. Write "
+              "`unshuffle(shuffled, perm)` that returns `x`: same shape and dtype as "
+              "`shuffled`. No Python loops.",
+    inputs=_shuffled_and_perm(),
     edge_cases=[
-        (torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), 3),
-        (torch.tensor([1, 1, 1, 1]), torch.ones(4), 2),
-        (torch.zeros(0, dtype=torch.int64), torch.zeros(0), 2),
-        (torch.tensor([1, 0, 1]), make_tensor([1, 2, 4], (3,), torch.float32, "sliced"), 2),
+        (torch.tensor([[10.0, 20.0, 30.0]]), torch.tensor([[2, 0, 1]])),
+        (torch.tensor([[1, 2], [3, 4]]), torch.tensor([[1, 0], [0, 1]])),
+        (torch.zeros(0, 3), torch.zeros(0, 3, dtype=torch.int64)),
+        (torch.zeros(2, 0), torch.zeros(2, 0, dtype=torch.int64)),
+        (make_tensor([5, 6, 7, 8, 9, 10], (2, 3), torch.float32, "transposed"),
+         torch.tensor([[1, 2, 0], [2, 1, 0]])),
     ],
-    hint="`totals[labels] += weights` reads every selected total, adds and writes back, so a "
-         "label that repeats is written several times with the same sum. Accumulate instead: "
-         "`index_add_`, `index_put_(..., accumulate=True)`, `scatter_add_`, or `bincount` with "
-         "`weights=` (which returns int64 when there are no samples: convert).",
+    hint="Gathering `shuffled` with `perm` shuffles it a second time. Go the other way: element "
+         "`shuffled[b, j]` belongs at `x[b, perm[b, j]]`, which is a `scatter` along dim 1; or "
+         "gather with the inverse permutation, which `argsort` gives.",
     rules=[rules.no_loops()],
-    solution=_sum_per_class_solution,
-    wrong=[("the silent bug: totals[labels] += weights", _sum_per_class_silent_bug),
-           ("counts instead of sums",
-            lambda labels, weights, num_classes:
-            torch.bincount(labels, minlength=num_classes).float())],
+    solution=_unshuffle_solution,
+    wrong=[("shuffled again instead of undone",
+            lambda shuffled, perm: shuffled.gather(1, perm)),
+           ("one permutation for every row",
+            lambda shuffled, perm: shuffled[:, perm[0].argsort()] if len(perm) else shuffled)],
 )
-def sum_per_class(labels, weights, num_classes):
-    """out[c] = sum of weights[i] with labels[i] == c (a loop, to be read)."""
-    out = torch.zeros(num_classes, dtype=torch.float32)
-    for i in range(labels.shape[0]):
-        out[labels[i]] += weights[i]
+def unshuffle(shuffled, perm):
+    """x[b, perm[b, j]] = shuffled[b, j] (a loop, to be read)."""
+    x = torch.empty_like(shuffled)
+    for b in range(shuffled.shape[0]):
+        for j in range(shuffled.shape[1]):
+            x[b, perm[b, j]] = shuffled[b, j]
+    return x
+
+
+# ---------------------------------------------------------------- a histogram per channel (the silent bug)
+
+
+@st.composite
+def _uint8_images(draw):
+    n, c = draw(st.integers(0, 2)), draw(st.integers(1, 3))
+    h, w = draw(st.integers(0, 4)), draw(st.integers(0, 4))
+    return draw(tensors(shape=(n, c, h, w), dtypes=(torch.uint8,), low=0, high=255))
+
+
+def _channel_histograms_solution(images):
+    c = images.shape[1]
+    values = images.transpose(0, 1).reshape(c, -1).long()
+    counts = torch.zeros(c, 256, dtype=torch.int64)
+    return counts.scatter_add_(1, values, torch.ones_like(values))
+
+
+def _channel_histograms_silent_bug(images):
+    c = images.shape[1]
+    values = images.transpose(0, 1).reshape(c, -1).long()
+    counts = torch.zeros(c, 256, dtype=images.dtype)     # uint8 counters wrap at 256
+    counts.scatter_add_(1, values, torch.ones_like(values, dtype=images.dtype))
+    return counts.long()
+
+
+@exercise(
+    "indexing.channel_histograms",
+    title="A histogram per channel",
+    statement="Write `channel_histograms(images)` for a `uint8` batch `images` of shape "
+              "`(N, C, H, W)` that returns an `int64` tensor of shape `(C, 256)`: entry "
+              "`[c, v]` counts the pixels of channel `c`, over every image, whose value is `v`. "
+              "No Python loops.",
+    inputs=_uint8_images(),
+    edge_cases=[
+        (torch.tensor([[[[0, 255], [7, 7]]]], dtype=torch.uint8),),
+        (torch.zeros(1, 1, 16, 16, dtype=torch.uint8),),
+        (torch.full((2, 2, 10, 20), 9, dtype=torch.uint8),),
+        (torch.zeros(0, 3, 2, 2, dtype=torch.uint8),),
+        (make_tensor([3] * 300, (1, 3, 10, 10), torch.uint8, "transposed"),),
+    ],
+    hint="A `uint8` counter holds 0 to 255: the 256th pixel of one value wraps its count back to "
+         "0, silently. Count in `int64` from the start (the counts, and the ones you add), "
+         "then any accumulating write works: `scatter_add_`, `index_put_(..., "
+         "accumulate=True)`, or `bincount` with one range of 256 bins per channel.",
+    rules=[rules.no_loops()],
+    solution=_channel_histograms_solution,
+    wrong=[("the silent bug: uint8 counters", _channel_histograms_silent_bug),
+           ("every channel counted together",
+            lambda images: torch.bincount(images.flatten().long(), minlength=256)
+            .expand(images.shape[1], 256).clone())],
+)
+def channel_histograms(images):
+    """out[c, v] = number of pixels of channel c equal to v (loops, to be read)."""
+    n_, c_, h_, w_ = images.shape
+    out = torch.zeros(c_, 256, dtype=torch.int64)
+    for n in range(n_):
+        for c in range(c_):
+            for i in range(h_):
+                for j in range(w_):
+                    out[c, int(images[n, c, i, j])] += 1
     return out
 
 

@@ -2,8 +2,11 @@
 
 - ``grids``: ``gather_figure``, ``scatter_figure``, ``broadcast_figure``,
   ``paired_vs_grid_figure``, ``expand_grad_figure`` (tensors drawn as grids of values).
+- ``indexing``: ``picks_figure``, ``repeated_index_figure``, ``where_figure`` (what an index
+  picks; writes through repeated positions; replacing against taking).
 - ``graph``: ``autograd_graph`` (a text form of a tensor's autograd graph), ``draw_graph``,
   ``saved_tensor_bytes``.
+- ``checkpoint``: ``checkpoint_figure`` (what a training checkpoint holds).
 - ``floats``: ``bits_of``, ``bit_layout_figure``, ``spacing_figure`` (floating-point formats).
 - ``shapes``: ``pairwise_block_figure``, ``matmul_dims_figure``, ``mask_grid_figure``,
   ``copy_order_figure`` (chapters 4-5: shapes and copy orders).
@@ -12,16 +15,19 @@
 Figures import the model and measurement, never the widgets or the classroom tools.
 """
 
+from .checkpoint import checkpoint_figure
 from .floats import bit_layout_figure, bits_of, spacing_figure
 from .graph import Graph, GraphNode, autograd_graph, draw_graph, saved_tensor_bytes
 from .grids import (broadcast_figure, expand_grad_figure, gather_figure, paired_vs_grid_figure,
                     scatter_figure)
+from .indexing import picks_figure, repeated_index_figure, where_figure
 from .shapes import (copy_order_figure, mask_grid_figure, matmul_dims_figure,
                      pairwise_block_figure)
 from .sweeps import plot_sweep
 
 __all__ = ["Graph", "GraphNode", "autograd_graph", "bit_layout_figure", "bits_of",
-           "broadcast_figure", "copy_order_figure", "draw_graph", "expand_grad_figure", "gather_figure", "mask_grid_figure", "matmul_dims_figure",
-           "pairwise_block_figure",
-           "paired_vs_grid_figure", "plot_sweep", "saved_tensor_bytes", "scatter_figure",
-           "spacing_figure"]
+           "broadcast_figure", "checkpoint_figure", "copy_order_figure", "draw_graph",
+           "expand_grad_figure", "gather_figure", "mask_grid_figure", "matmul_dims_figure",
+           "paired_vs_grid_figure", "pairwise_block_figure", "picks_figure", "plot_sweep",
+           "repeated_index_figure", "saved_tensor_bytes", "scatter_figure", "spacing_figure",
+           "where_figure"]
