@@ -550,6 +550,83 @@ def storage_position_tensor(x, index):
     return x.storage_offset() + int(((index % sizes) * strides).sum())
 
 
+# ---------------------------------------------------------------- memory_layout.is_channels_last
+
+
+def is_channels_last_strides(x):
+    expected = 1
+    for d in (1, 3, 2, 0):          # C, W, H, N: fastest first
+        if x.shape[d] != 1:
+            if x.stride(d) != expected:
+                return False
+            expected *= x.shape[d]
+    return True
+
+
+def is_channels_last_movedim(x):
+    return x.movedim(1, -1).is_contiguous()
+
+
+# ---------------------------------------------------------------- memory_layout.windows
+
+
+def windows_keywords(x, size, step):
+    count = (len(x) - size) // step + 1
+    return torch.as_strided(x, size=(count, size), stride=(step * x.stride(0), x.stride(0)),
+                            storage_offset=x.storage_offset())
+
+
+def windows_expand_trick(x, size, step):
+    n_windows = 1 + (x.numel() - size) // step
+    stride = x.stride()[0]
+    return x.as_strided([n_windows, size], [stride * step, stride], x.storage_offset())
+
+
+# ---------------------------------------------------------------- memory_layout.can_view
+
+
+def can_view_torch_like(x, shape):
+    """ATen's computeStride walk, from the right, as a yes/no."""
+    if x.numel() == 0:
+        return True
+    old, strides, new = list(x.shape), list(x.stride()), list(shape)
+    view_d = len(new) - 1
+    base, t_numel, v_numel = strides[-1], 1, 1
+    for d in range(len(old) - 1, -1, -1):
+        t_numel *= old[d]
+        if d == 0 or (old[d - 1] != 1 and strides[d - 1] != t_numel * base):
+            while view_d >= 0 and (v_numel < t_numel or new[view_d] == 1):
+                v_numel *= new[view_d]
+                view_d -= 1
+            if v_numel != t_numel:
+                return False
+            if d > 0:
+                base, t_numel, v_numel = strides[d - 1], 1, 1
+    return view_d == -1
+
+
+def can_view_chunk_sizes(x, shape):
+    if 0 in x.shape:
+        return True
+    chunks, prev = [], None
+    for n, s in zip(x.shape, x.stride()):
+        if n == 1:
+            continue
+        if prev is not None and prev == s * n:
+            chunks[-1] *= n
+        else:
+            chunks.append(n)
+        prev = s
+    wanted = iter([n for n in shape if n != 1])
+    for c in chunks:
+        acc = 1
+        while acc < c:
+            acc *= next(wanted, 0) or c + 1
+        if acc != c:
+            return False
+    return next(wanted, None) is None
+
+
 # ---------------------------------------------------------------- performance.moving_average
 
 
@@ -961,6 +1038,9 @@ ALTERNATIVES = {
                                 "as_column_transpose"],
     "memory_layout.storage_position": ["storage_position_loop", "storage_position_map",
                                        "storage_position_tensor"],
+    "memory_layout.is_channels_last": ["is_channels_last_strides", "is_channels_last_movedim"],
+    "memory_layout.windows": ["windows_keywords", "windows_expand_trick"],
+    "memory_layout.can_view": ["can_view_torch_like", "can_view_chunk_sizes"],
     "memory_layout.pixel_rows": ["pixel_rows_movedim", "pixel_rows_flatten",
                                  "pixel_rows_einsum"],
     "performance.moving_average": ["moving_average_sum", "moving_average_as_strided",

@@ -1,7 +1,13 @@
 """Exercises for chapter 3, memory layout: storage, strides, views vs copies, memory order.
 
-Each reference is written with explicit loops so it reads as a specification; the rules say how
-the learner's version must differ (a view, no loops).
+Each reference is written with explicit loops (or torch itself) so it reads as a specification;
+the rules say how the learner's version must differ (a view, no loops, no shortcut).
+
+The chapter's exercises page (``notebooks/03-6-exercises``) uses ``storage_position``,
+``is_channels_last``, ``windows``, ``pixel_rows`` and ``can_view``. ``transpose_view``,
+``as_column`` and ``sliding_windows`` were the second edition's; they stay registered because
+the grading samples and tests use them as small, stable exercises, but no page asks for them
+(each is one line away from a teaching page).
 """
 
 import torch
@@ -210,3 +216,276 @@ def pixel_rows(images):
                 for k in range(c):
                     out[i, y * w + x, k] = images[i, k, y, x]
     return out
+
+
+# ---------------------------------------------------------------- third edition
+
+
+_LAYOUTS_4D = ("contiguous", "channels_last", "nhwc_permuted", "transposed", "sliced",
+               "expanded")
+
+
+def _layout_4d(values, shape, dtype, layout):
+    """A 4-D tensor with ``values`` (row-major) in one of several memory layouts."""
+    dense = torch.tensor(values, dtype=torch.int64).reshape(shape).to(dtype)
+    if layout == "channels_last":
+        return dense.contiguous(memory_format=torch.channels_last)
+    if layout == "nhwc_permuted":   # NHWC memory seen as NCHW: channels-last, built by hand
+        return dense.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+    if layout == "expanded":        # one pixel per (n, c), stretched over H and W
+        n, c, h, w = shape
+        return dense[:, :, :1, :1].expand(n, c, h, w)
+    return make_tensor(values, shape, dtype, layout)
+
+
+@st.composite
+def _images(draw, min_side=1):
+    shape = draw(st.tuples(*[st.integers(min_side, 3)] * 4))
+    layout = draw(st.sampled_from(_LAYOUTS_4D))
+    n = shape[0] * shape[1] * shape[2] * shape[3]
+    values = draw(st.lists(st.integers(-9, 9), min_size=n, max_size=n))
+    return _layout_4d(values, shape, torch.float32, layout)
+
+
+def _is_channels_last_solution(x):
+    return x.permute(0, 2, 3, 1).is_contiguous()
+
+
+def _cl(shape, layout="channels_last"):
+    n = shape[0] * shape[1] * shape[2] * shape[3]
+    return _layout_4d(list(range(n)), shape, torch.float32, layout)
+
+
+@exercise(
+    "memory_layout.is_channels_last",
+    title="Is it channels-last?",
+    statement="Write `is_channels_last(x)` that returns `True` exactly when the 4-D tensor `x` "
+              "(at least one element) is laid out channels-last in memory, that is when "
+              "`x.is_contiguous(memory_format=torch.channels_last)` says `True`, without "
+              "asking about the memory format by name.",
+    inputs=st.tuples(_images()),
+    edge_cases=[
+        _cl((1, 3, 2, 2)),
+        _cl((1, 3, 2, 2), "contiguous"),
+        _cl((1, 3, 2, 2), "nhwc_permuted"),
+        _cl((2, 1, 2, 3), "contiguous"),
+        _cl((2, 3, 1, 1), "contiguous"),
+        _cl((1, 2, 2, 2), "sliced"),
+        _cl((2, 3, 2, 2), "expanded"),
+    ],
+    hint="A channels-last tensor read in (N, H, W, C) order walks its storage one element at a "
+         "time. Which view of `x` has that order, and what does it answer to `is_contiguous()`? "
+         "Or compare the strides of C, W, H and N, in that order, skipping size-1 dims.",
+    rules=[rules.banned("memory_format", "channels_last", "channels_last_3d",
+                        reason="decide it from the layout: strides, or a view of `x`")],
+    solution=_is_channels_last_solution,
+    wrong=[
+        ("checks only that C has stride 1", lambda x: x.stride(1) == 1),
+        ("compares the strides without skipping size-1 dims",
+         lambda x: x.stride(1) == 1 and x.stride(3) == x.shape[1]
+         and x.stride(2) == x.shape[1] * x.shape[3]
+         and x.stride(0) == x.shape[1] * x.shape[2] * x.shape[3]),
+        ("answers 'not row-major'", lambda x: not x.is_contiguous()),
+    ],
+)
+def is_channels_last(x):
+    """torch's own answer: the specification (it names the memory format, which is banned)."""
+    return x.is_contiguous(memory_format=torch.channels_last)
+
+
+def _windows_by_hand_solution(x, size, step):
+    count = (x.shape[0] - size) // step + 1
+    return x.as_strided((count, size), (step * x.stride(0), x.stride(0)), x.storage_offset())
+
+
+@st.composite
+def _vector_size_step(draw):
+    x = draw(tensors(shape=shapes(1, 1, 1, 9), dtypes=(torch.float32, torch.int64)))
+    size = draw(st.integers(1, x.shape[0]))
+    step = draw(st.integers(1, x.shape[0]))
+    return x, size, step
+
+
+@exercise(
+    "memory_layout.windows",
+    title="Windows by hand, checked against unfold",
+    statement="Write `windows(x, size, step)` that returns the same windows as "
+              "`x.unfold(0, size, step)` for a 1-D tensor `x` (`1 <= size <= len(x)`, "
+              "`step >= 1`): row `i` holds `x[i*step : i*step + size]`. Build it with "
+              "`as_strided`, as a view of `x`, for any layout of `x` (a slice with an offset "
+              "and a stride included), without `unfold`.",
+    inputs=_vector_size_step(),
+    edge_cases=[
+        (torch.arange(10.), 4, 2),
+        (torch.arange(5.), 5, 1),
+        (torch.arange(7.), 2, 3),
+        (torch.arange(3), 1, 1),
+        (torch.arange(6.), 2, 10),
+        (make_tensor(list(range(6)), (6,), torch.float32, "sliced"), 3, 1),
+        (make_tensor(list(range(7)), (7,), torch.int64, "sliced"), 2, 2),
+    ],
+    hint="`as_strided` takes storage positions, not positions in `x`: one step along `x` is "
+         "`x.stride(0)` cells, a window starts `step * x.stride(0)` cells after the previous "
+         "one, and the first one starts at `x.storage_offset()`. There are "
+         "`(len(x) - size) // step + 1` windows.",
+    rules=[rules.view_of("x"), rules.banned("unfold", reason="build the windows' strides yourself")],
+    solution=_windows_by_hand_solution,
+    wrong=[
+        ("ignores the storage offset of `x`",
+         lambda x, size, step: x.as_strided(((x.shape[0] - size) // step + 1, size),
+                                            (step * x.stride(0), x.stride(0)), 0)),
+        ("assumes `x` has stride 1",
+         lambda x, size, step: x.as_strided(((x.shape[0] - size) // step + 1, size),
+                                            (step, 1), x.storage_offset())),
+        ("counts the windows as len(x) // step",
+         lambda x, size, step: x.as_strided((max(x.shape[0] // step, 1), size),
+                                            (step * x.stride(0), x.stride(0)),
+                                            x.storage_offset())),
+    ],
+)
+def windows(x, size, step):
+    """Row i = x[i*step : i*step + size], copied window by window (the specification only)."""
+    starts = range(0, x.shape[0] - size + 1, step)
+    out = torch.empty(len(starts), size, dtype=x.dtype)
+    for row, start in enumerate(starts):
+        for j in range(size):
+            out[row, j] = x[start + j]
+    return out
+
+
+def _can_view_solution(x, shape):
+    if x.numel() == 0:
+        return True   # no elements: any shape with 0 elements
+    # chunks: runs of dims laid out back to back (size-1 dims never break a run)
+    dims = [(n, s) for n, s in zip(x.shape, x.stride()) if n != 1]
+    counts = []
+    for d, (n, s) in enumerate(dims):
+        if d > 0 and dims[d - 1][1] == s * n:
+            counts[-1] *= n
+        else:
+            counts.append(n)
+    sizes = [n for n in shape if n != 1]
+    for count in counts:
+        product = 1
+        while product < count and sizes:
+            product *= sizes.pop(0)
+        if product != count:
+            return False
+    return not sizes
+
+
+def _can_view_keeps_ones(x, shape):
+    """A wrong variant: the rule with size-1 dims of ``x`` kept (they can break a chunk)."""
+    if x.numel() == 0:
+        return True
+    counts = []
+    for d, (n, s) in enumerate(zip(x.shape, x.stride())):
+        if d > 0 and x.stride(d - 1) == s * n:
+            counts[-1] *= n
+        else:
+            counts.append(n)
+    sizes = [n for n in shape if n != 1]
+    for count in (c for c in counts if c != 1):
+        product = 1
+        while product < count and sizes:
+            product *= sizes.pop(0)
+        if product != count:
+            return False
+    return not sizes
+
+
+def _factorizations(n):
+    """Shapes of up to 4 dims with n elements (size-1 dims included)."""
+    if n == 0:
+        return st.lists(st.integers(0, 4), min_size=1, max_size=3).map(lambda s: tuple(s) + (0,))
+    divisors = [d for d in range(1, n + 1) if n % d == 0]
+
+    @st.composite
+    def build(draw):
+        left, shape = n, []
+        while left > 1 and len(shape) < 3:
+            d = draw(st.sampled_from([d for d in divisors if left % d == 0]))
+            shape.append(d)
+            left //= d
+        shape.append(left)
+        if draw(st.booleans()):
+            shape.insert(draw(st.integers(0, len(shape))), 1)
+        return tuple(shape)
+    return build()
+
+
+_VIEW_LAYOUTS = ("contiguous", "transposed", "sliced", "permuted", "expanded", "column")
+
+
+@st.composite
+def _tensor_and_shape(draw):
+    shape = draw(shapes(1, 3, 0, 4))
+    layout = draw(st.sampled_from(_VIEW_LAYOUTS))
+    n = 1
+    for size in shape:
+        n *= size
+    values = list(range(n))
+    if layout == "permuted" and len(shape) == 3:
+        x = torch.tensor(values).reshape(shape[0], shape[2], shape[1]).permute(0, 2, 1)
+    elif layout == "expanded":
+        x = torch.tensor(values[:1] or [0]).reshape((1,) * len(shape)).expand(shape)
+        if len(shape) >= 2 and shape[-1] > 0:
+            x = torch.arange(shape[-1]).reshape((1,) * (len(shape) - 1) + (shape[-1],)).expand(
+                shape)
+    elif layout == "column" and len(shape) >= 2:
+        wide = torch.zeros(shape[:-1] + (shape[-1] + 2,), dtype=torch.int64)
+        x = wide[..., :shape[-1]]
+    else:
+        x = make_tensor(values, shape, torch.int64,
+                        layout if layout in ("contiguous", "transposed", "sliced") else "sliced")
+    return x, draw(_factorizations(x.numel()))
+
+
+def _left4():
+    return torch.arange(24).view(4, 6)[:, :4]
+
+
+@exercise(
+    "memory_layout.can_view",
+    title="Will view work?",
+    statement="Write `can_view(x, shape)` that returns `True` when `x.view(shape)` would work "
+              "and `False` when it would raise, for a tensor `x` in any layout and a tuple "
+              "`shape` of non-negative sizes with as many elements as `x`. Decide it from the "
+              "sizes and strides of `x`, without calling `view`, `reshape` or their relatives.",
+    inputs=_tensor_and_shape(),
+    edge_cases=[
+        (torch.arange(12).view(3, 4).t(), (12,)),
+        (torch.arange(12).view(3, 4).t(), (2, 2, 3)),
+        (_left4(), (4, 2, 2)),
+        (_left4(), (2, 8)),
+        (_left4(), (4, 1, 4)),
+        (torch.arange(4).expand(3, 4), (3, 2, 2)),
+        (torch.arange(4).expand(3, 4), (12,)),
+        (torch.zeros(1, 1).expand(3, 4), (12,)),
+        (torch.zeros(4, 1).t(), (2, 2)),
+        (torch.arange(6).as_strided((2, 1, 3), (3, 7, 1)), (6,)),
+        (torch.zeros(0, 3).t(), (0,)),
+        (torch.zeros(4, 0, 6)[:, :, :3], (3, 0)),
+    ],
+    hint="Group the dims of `x` (size-1 dims aside) into chunks, runs where "
+         "`stride[d] == stride[d + 1] * size[d + 1]`. Reading `shape` left to right (size-1 "
+         "sizes aside), its sizes must multiply up to each chunk's element count in turn. And "
+         "a tensor with no elements can be viewed as any shape with 0 elements.",
+    rules=[rules.banned("view", "reshape", "view_as", "reshape_as", "flatten", "unflatten",
+                        "View", "_reshape_alias",
+                        reason="the exercise is the rule that `view` applies")],
+    solution=_can_view_solution,
+    wrong=[
+        ("answers 'x is contiguous'", lambda x, shape: x.is_contiguous()),
+        ("forgets tensors with no elements",
+         lambda x, shape: x.numel() > 0 and _can_view_solution(x, shape)),
+        ("lets size-1 dims of `x` break a chunk", _can_view_keeps_ones),
+    ],
+)
+def can_view(x, shape):
+    """torch's own answer (the specification: it calls `view`, which the rule bans)."""
+    try:
+        x.view(shape)
+        return True
+    except RuntimeError:
+        return False
