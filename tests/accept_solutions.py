@@ -696,31 +696,26 @@ def running_totals_method(x):
     return x.cumsum(0)
 
 
-# ---------------------------------------------------------------- performance.channels_last_strides
+# ---------------------------------------------------------------- performance.largest_allocation
 
 
-def channels_last_strides_loop(shape):
-    order = [0, 2, 3, 1]              # memory order, slowest first: N, H, W, C
-    strides = [0] * 4
-    step = 1
-    for d in reversed(order):
-        strides[d] = step
-        step *= shape[d]
-    return tuple(strides)
+def largest_allocation_events(fn, x):
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        fn(x)
+    best = ("", -1)
+    for event in prof.key_averages():
+        if event.key.startswith("aten::") and event.self_cpu_memory_usage > best[1]:
+            best = (event.key, event.self_cpu_memory_usage)
+    return best
 
 
-def channels_last_strides_prod(shape):
-    return (math.prod(shape[1:]), 1, shape[3] * shape[1], shape[1])
-
-
-def channels_last_strides_named(shape: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-    """Pixel-major: C varies fastest, then W, then H, then N."""
-    N, C, H, W = shape
-    c_stride = 1
-    w_stride = C * c_stride
-    h_stride = W * w_stride
-    n_stride = H * h_stride
-    return n_stride, c_stride, h_stride, w_stride
+def largest_allocation_sorted(fn, x):
+    with torch.profiler.profile(profile_memory=True) as prof:
+        fn(x)
+    rows = sorted(((e.self_cpu_memory_usage, e.key) for e in prof.key_averages()
+                   if e.key.startswith("aten::")), reverse=True)
+    return rows[0][1], int(rows[0][0])
 
 
 # ---------------------------------------------------------------- practice.weighted_mse
@@ -843,6 +838,28 @@ def spacing_frexp(x):
 def spacing_bits(x):
     as_int = {4: torch.int32, 2: torch.int16}[x.element_size()]
     return (x.view(as_int) + 1).view(x.dtype) - x
+
+
+# ---------------------------------------------------------------- precision.bytes_kept
+
+
+def bytes_kept_set(tensors):
+    seen, total = set(), 0
+    for t in tensors:
+        s = t.untyped_storage()
+        if s.data_ptr() not in seen:
+            seen.add(s.data_ptr())
+            total += s.nbytes()
+    return total
+
+
+def bytes_kept_shares(tensors):
+    unique = []
+    for t in tensors:
+        if not any(t.untyped_storage().data_ptr() == u.untyped_storage().data_ptr()
+                   for u in unique):
+            unique.append(t)
+    return sum(u.untyped_storage().nbytes() for u in unique)
 
 
 # ---------------------------------------------------------------- saving.strip_module_prefix
@@ -1049,8 +1066,7 @@ ALTERNATIVES = {
                              "add_into_setitem"],
     "performance.running_totals": ["running_totals_clone", "running_totals_fresh",
                                    "running_totals_method"],
-    "performance.channels_last_strides": ["channels_last_strides_loop", "channels_last_strides_prod",
-                                          "channels_last_strides_named"],
+    "performance.largest_allocation": ["largest_allocation_events", "largest_allocation_sorted"],
     "practice.weighted_mse": ["weighted_mse_mse_loss", "weighted_mse_dot", "weighted_mse_column"],
     "practice.masked_mean": ["masked_mean_masked_fill", "masked_mean_einsum", "masked_mean_cumsum"],
     "practice.attend_real_keys": ["attend_real_keys_float_mask", "attend_real_keys_by_hand",
@@ -1059,6 +1075,7 @@ ALTERNATIVES = {
     "precision.overflows": ["overflows_not_nan", "overflows_logical", "overflows_abs"],
     "precision.half_mean": ["half_mean_double", "half_mean_sum_dtype", "half_mean_function"],
     "precision.spacing": ["spacing_nextafter", "spacing_frexp", "spacing_bits"],
+    "precision.bytes_kept": ["bytes_kept_set", "bytes_kept_shares"],
     "saving.compact_for_saving": ["compact_size", "compact_empty_like"],
     "saving.strip_module_prefix": ["strip_prefix_slice", "strip_prefix_partition"],
     "saving.snapshot": ["snapshot_bytesio", "snapshot_storages"],

@@ -2,7 +2,8 @@
 
 Each reference spells the result out plainly (a loop where that reads best); the rules ask for the
 fast version: no Python loops, results written into a buffer the caller owns, strides worked out
-by hand instead of asked from torch. ``running_totals`` is the chapter's "find the silent bug": a
+by hand instead of asked from torch. ``largest_allocation`` is measured: the profiler's own
+numbers are the answer. ``running_totals`` is the chapter's "find the silent bug": a
 reused buffer appended to a list, so every row is the last total.
 """
 
@@ -112,37 +113,100 @@ def add_into(a, b, out):
     return out
 
 
-# ---------------------------------------------------------------- channels_last_strides
+# ---------------------------------------------------------------- largest_allocation
 
 
-def _channels_last_strides_solution(shape):
-    n, c, h, w = shape
-    return (h * w * c, 1, w * c, c)
+def _profiled_bytes(fn, args):
+    """Self CPU bytes allocated per aten operator while ``fn(*args)`` runs once."""
+    import warnings
+
+    from ..measure import quiet_stderr
+    with warnings.catch_warnings(), quiet_stderr():
+        warnings.simplefilter("ignore")
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
+                                    profile_memory=True) as prof:
+            fn(*args)
+    return {e.key: e.self_cpu_memory_usage for e in prof.key_averages()
+            if e.key.startswith("aten::")}
+
+
+def _largest_allocation_solution(fn, x):
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
+                                profile_memory=True) as prof:
+        fn(x)
+    events = [e for e in prof.key_averages() if e.key.startswith("aten::")]
+    top = max(events, key=lambda e: e.self_cpu_memory_usage)
+    return top.key, top.self_cpu_memory_usage
+
+
+class _Step:
+    """A small named function of one tensor, with a readable repr for the check's report."""
+
+    def __init__(self, name, fn):
+        self.name, self.fn = name, fn
+
+    def __call__(self, x):
+        return self.fn(x)
+
+    def __repr__(self):
+        return self.name
+
+
+_STEPS = [
+    _Step("lambda x: (x @ x.T).sum()", lambda x: (x @ x.T).sum()),
+    _Step("lambda x: torch.cat([x, x, x]).mean()", lambda x: torch.cat([x, x, x]).mean()),
+    _Step("lambda x: x.repeat(4, 1).sum()", lambda x: x.repeat(4, 1).sum()),
+    _Step("lambda x: x.t().contiguous().sum()", lambda x: x.t().contiguous().sum()),
+    _Step("lambda x: torch.outer(x[0], x[0]).sum()", lambda x: torch.outer(x[0], x[0]).sum()),
+    _Step("lambda x: x.exp().sum(dim=0)", lambda x: x.exp().sum(dim=0)),
+]
+
+
+@st.composite
+def _step_and_input(draw):
+    step = draw(st.sampled_from(_STEPS))
+    rows, cols = draw(st.integers(2, 24)), draw(st.integers(2, 24))
+    return step, torch.ones(rows, cols)
 
 
 @exercise(
-    "performance.channels_last_strides",
-    title="Channels-last strides by hand",
-    statement="Write `channels_last_strides(shape)` that returns, as a tuple of 4 ints, the "
-              "strides (counted in elements) of a channels-last tensor with the 4-D "
-              "`shape = (N, C, H, W)` (all sizes at least 1): the strides that "
-              "`torch.empty(shape, memory_format=torch.channels_last)` has. Work them out from "
-              "the shape; do not ask torch for a channels-last tensor.",
-    inputs=st.tuples(st.tuples(*[st.integers(1, 6)] * 4)),
-    edge_cases=[((2, 3, 4, 5),), ((1, 1, 1, 1),), ((1, 3, 1, 1),), ((2, 1, 4, 5),)],
-    hint="In memory the order is N, H, W, C, with C varying fastest: C has stride 1, W steps over "
-         "one pixel's C values, H over one row of W pixels, N over one image.",
-    rules=[rules.banned("channels_last", "memory_format",
-                        reason="the point is to work the strides out from the shape")],
-    solution=_channels_last_strides_solution,
-    wrong=[("the NCHW strides", lambda shape: (shape[1] * shape[2] * shape[3],
-                                               shape[2] * shape[3], shape[3], 1)),
-           ("H and W strides swapped", lambda shape: (shape[1] * shape[2] * shape[3], 1,
-                                                      shape[1], shape[1] * shape[2]))],
+    "performance.largest_allocation",
+    title="Which operator allocates most?",
+    statement="Write `largest_allocation(fn, x)` that runs `fn(x)` once under the profiler and "
+              "returns a tuple `(name, nbytes)`: the name of the `aten::` operator that "
+              "allocated the most CPU memory itself (its *self* allocation, not counting the "
+              "operators it called) and that number of bytes, as an int. `fn` is a small "
+              "function of one float32 tensor whose largest self allocation is unique.",
+    inputs=_step_and_input(),
+    edge_cases=[(_STEPS[0], torch.ones(3, 2)), (_STEPS[2], torch.ones(2, 3))],
+    hint="`torch.profiler.profile(activities=[ProfilerActivity.CPU], profile_memory=True)`, "
+         "then `prof.key_averages()`: each event has `.key` and `.self_cpu_memory_usage`. "
+         "Total memory (`cpu_memory_usage`) credits a caller with its callees' bytes.",
+    rules=[],
+    solution=_largest_allocation_solution,
+    max_examples=3,
+    wrong=[("total instead of self memory",
+            lambda fn, x: _largest_by(fn, x, "cpu_memory_usage")),
+           ("the result's bytes, guessed",
+            lambda fn, x: ("aten::empty", fn(x).nbytes))],
 )
-def channels_last_strides(shape):
-    """The strides torch gives a channels-last tensor of this shape (the specification)."""
-    return tuple(torch.empty(shape, memory_format=torch.channels_last).stride())
+def largest_allocation(fn, x):
+    """(name, bytes) of the aten operator with the largest self CPU allocation in fn(x)."""
+    allocated = _profiled_bytes(fn, (x,))
+    name = None
+    for key, nbytes in allocated.items():
+        if name is None or nbytes > allocated[name]:
+            name = key
+    return name, int(allocated[name])
+
+
+def _largest_by(fn, x, field):
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
+                                profile_memory=True) as prof:
+        fn(x)
+    events = [e for e in prof.key_averages() if e.key.startswith("aten::")]
+    top = max(events, key=lambda e: getattr(e, field))
+    return top.key, getattr(top, field)
 
 
 # ---------------------------------------------------------------- running_totals (silent bug)

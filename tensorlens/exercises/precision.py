@@ -1,4 +1,5 @@
-"""Exercises for chapter 8, devices and precision: the limits of 16-bit floating point.
+"""Exercises for chapter 8, devices and precision: the limits of 16-bit floating point, and
+the memory a list of tensors keeps alive (``bytes_kept``).
 
 References are written from the format's definition (finfo and frexp); the idiomatic solutions
 use torch's own casts and ``nextafter``, and the strictness tests check that both agree.
@@ -153,3 +154,68 @@ def half_mean(x):
     for value in x.tolist():
         total += value
     return torch.tensor(total / len(x), dtype=torch.float16)
+
+
+# ---------------------------------------------------------------- bytes_kept (memory)
+
+_DERIVED = (
+    ("x", lambda b: b),
+    ("x[:1]", lambda b: b[:1]),
+    ("x[1:]", lambda b: b[1:]),
+    ("x.t()", lambda b: b.t()),
+    ("x[:, :1].expand(-1, 3)", lambda b: b[:, :1].expand(-1, 3)),
+    ("x[:1].clone()", lambda b: b[:1].clone()),
+    ("x.half()", lambda b: b.half()),
+    ("x.to(torch.float32)", lambda b: b.to(torch.float32)),
+)
+
+
+@st.composite
+def _tensor_lists(draw):
+    bases = [torch.zeros(draw(st.integers(1, 4)), draw(st.integers(1, 4)),
+                         dtype=draw(st.sampled_from((torch.float32, torch.float16,
+                                                     torch.int64))))
+             for _ in range(draw(st.integers(1, 3)))]
+    picks = draw(st.lists(st.tuples(st.integers(0, len(bases) - 1),
+                                    st.integers(0, len(_DERIVED) - 1)), min_size=1, max_size=5))
+    return ([_DERIVED[j][1](bases[i]) for i, j in picks],)
+
+
+def _bytes_kept_solution(tensors):
+    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}
+    return sum(storages.values())
+
+
+@exercise(
+    "precision.bytes_kept",
+    title="How much memory do these tensors keep alive?",
+    statement="Write `bytes_kept(tensors)` for a non-empty list of tensors (slices, transposes, "
+              "expanded views, copies, other dtypes, some sharing storage) that returns, as an "
+              "int, how many bytes of storage the list keeps alive: what would be freed if the "
+              "list were the last reference to every one of them. A storage shared by several "
+              "tensors counts once.",
+    inputs=_tensor_lists(),
+    edge_cases=[
+        ([torch.zeros(1000)[:10]],),
+        ([torch.zeros(2, 3), torch.zeros(2, 3)],),
+        ([torch.zeros(4, 1).expand(4, 1000)],),
+        ([torch.zeros(3, 3), torch.zeros(3, 3).t()],),
+    ],
+    hint="A view keeps its base's whole storage alive, whatever part of it the view shows: "
+         "`t.untyped_storage().nbytes()`, not `t.nbytes`. Two tensors share a storage when "
+         "`untyped_storage().data_ptr()` is the same: count each storage once.",
+    solution=_bytes_kept_solution,
+    wrong=[("the elements shown, not the storage", lambda ts: sum(t.nbytes for t in ts)),
+           ("a shared storage counted once per tensor",
+            lambda ts: sum(t.untyped_storage().nbytes() for t in ts))],
+)
+def bytes_kept(tensors):
+    """Sum of the storage bytes of the distinct storages behind the tensors."""
+    seen = []
+    total = 0
+    for t in tensors:
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in seen:
+            seen.append(storage.data_ptr())
+            total += storage.nbytes()
+    return total
