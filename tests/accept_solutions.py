@@ -756,23 +756,32 @@ def masked_mean_cumsum(x, lengths):
     return picked / lengths[:, None]
 
 
-# ---------------------------------------------------------------- practice.attend_real_keys
+# ---------------------------------------------------------------- practice.sequence_loss
 
 
-def attend_real_keys_float_mask(q, k, v, is_pad):
-    bias = torch.zeros(is_pad.shape, dtype=q.dtype).masked_fill(is_pad, float("-inf"))
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias.unsqueeze(1))
+def sequence_loss_flatten(logits, targets, weights):
+    """Flatten to [B * L, C], then fold the per-token losses back to [B, L]."""
+    B, L, C = logits.shape
+    per_token = F.cross_entropy(logits.reshape(B * L, C), targets.reshape(B * L),
+                                reduction="none").reshape(B, L)
+    counts = (targets != -100).sum(dim=1)
+    return torch.sum(weights * per_token.sum(dim=1) / counts) / torch.sum(weights)
 
 
-def attend_real_keys_by_hand(q, k, v, is_pad):
-    scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1))
-    scores = scores.masked_fill(is_pad.unsqueeze(1), float("-inf"))
-    return torch.softmax(scores, dim=-1) @ v
+def sequence_loss_log_softmax(logits, targets, weights):
+    """By hand: gather the log-probability of each target, masking the padding."""
+    real = targets >= 0
+    logp = logits.log_softmax(dim=-1)
+    picked = logp.gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+    per_sentence = -(picked * real).sum(dim=1) / real.sum(dim=1)
+    return (per_sentence * weights).sum() / weights.sum()
 
 
-def attend_real_keys_logical_not(q, k, v, is_pad):
-    keep = torch.logical_not(is_pad)[:, None, :]
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+def sequence_loss_permute_masked_mean(logits, targets, weights):
+    per_token = F.cross_entropy(logits.permute(0, 2, 1), targets, reduction="none")
+    mask = (targets != -100).to(logits.dtype)
+    per_sentence = (per_token * mask).sum(1) / mask.sum(1)
+    return (weights / weights.sum() * per_sentence).sum()
 
 
 # ---------------------------------------------------------------- practice.sliding_window_mask
@@ -951,39 +960,38 @@ def safetensors_tensor_numpy(data: bytes, name: str):
     return torch.from_numpy(array).reshape(tuple(info["shape"]))
 
 
-# ---------------------------------------------------------------- autograd.gradient_descent
+# ---------------------------------------------------------------- autograd.penalty_grad
 
 
-def gradient_descent_optimizer(data, target, w0, lr, steps):
-    """torch.optim.SGD with zero_grad() at the start of each step."""
-    w = w0.detach().clone().requires_grad_(True)
-    opt = torch.optim.SGD([w], lr=lr)
-    for _ in range(steps):
-        opt.zero_grad()
-        F.mse_loss(data @ w, target).backward()
-        opt.step()
-    return w.detach()
+def penalty_grad_backward(w, x, lam):
+    """create_graph=True, then .backward() into a fresh leaf's .grad."""
+    w = w.clone().requires_grad_(True)
+    x = x.clone().requires_grad_(True)
+    f = x.matmul(w).tanh().sum()
+    (gx,) = torch.autograd.grad(f, x, create_graph=True)
+    (f + lam * gx.pow(2).sum()).backward()
+    return w.grad
 
 
-def gradient_descent_autograd_grad(data, target, w0, lr, steps):
-    """torch.autograd.grad returns the gradient: nothing accumulates."""
-    w = w0.clone().requires_grad_()
-    for _ in range(steps):
-        (g,) = torch.autograd.grad(((data @ w - target) ** 2).mean(), w)
-        w = (w - lr * g).detach().requires_grad_()
-    return w.detach()
+def penalty_grad_by_hand(w, x, lam):
+    """No autograd: the derivative written out."""
+    t = torch.tanh(x @ w)
+    s = 1 - t * t
+    return x.T @ s + lam * (2 * (s * s).sum() * w
+                            + (w * w).sum() * (x.T @ (-4 * t * s * s)))
 
 
-def gradient_descent_zero_first(data, target, w0, lr, steps):
-    w = torch.tensor(w0.tolist(), requires_grad=True)
-    for _ in range(steps):
-        if w.grad is not None:
-            w.grad.zero_()
-        loss = torch.mean(torch.square(torch.matmul(data, w) - target))
-        loss.backward()
-        with torch.no_grad():
-            w.sub_(lr * w.grad)
-    return w.detach().clone()
+def penalty_grad_func(w, x, lam):
+    """torch.func: grad of a function that itself takes a grad."""
+    from torch.func import grad
+
+    def f(w_, x_):
+        return torch.tanh(x_ @ w_).sum()
+
+    def loss(w_):
+        return f(w_, x) + lam * (grad(f, argnums=1)(w_, x) ** 2).sum()
+
+    return grad(loss)(w)
 
 
 # ---------------------------------------------------------------- autograd.straight_through_clamp
@@ -1012,8 +1020,8 @@ def clamp_st_ctx_attributes(x, low, high):
 # ---------------------------------------------------------------- the list
 
 ALTERNATIVES = {
-    "autograd.gradient_descent": ["gradient_descent_optimizer", "gradient_descent_autograd_grad",
-                                  "gradient_descent_zero_first"],
+    "autograd.penalty_grad": ["penalty_grad_backward", "penalty_grad_by_hand",
+                              "penalty_grad_func"],
     "autograd.straight_through_clamp": ["clamp_st_detach_trick", "clamp_st_ctx_attributes"],
     "autograd.relu_backward": ["relu_backward_mul", "relu_backward_masked_fill",
                                "relu_backward_where_scalar"],
@@ -1069,8 +1077,8 @@ ALTERNATIVES = {
     "performance.largest_allocation": ["largest_allocation_events", "largest_allocation_sorted"],
     "practice.weighted_mse": ["weighted_mse_mse_loss", "weighted_mse_dot", "weighted_mse_column"],
     "practice.masked_mean": ["masked_mean_masked_fill", "masked_mean_einsum", "masked_mean_cumsum"],
-    "practice.attend_real_keys": ["attend_real_keys_float_mask", "attend_real_keys_by_hand",
-                                  "attend_real_keys_logical_not"],
+    "practice.sequence_loss": ["sequence_loss_flatten", "sequence_loss_log_softmax",
+                               "sequence_loss_permute_masked_mean"],
     "practice.sliding_window_mask": ["sliding_window_mask_tril_triu", "sliding_window_mask_compare"],
     "precision.overflows": ["overflows_not_nan", "overflows_logical", "overflows_abs"],
     "precision.half_mean": ["half_mean_double", "half_mean_sum_dtype", "half_mean_function"],

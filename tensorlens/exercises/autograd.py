@@ -3,8 +3,8 @@
 Two exercises compute a gradient by hand (``relu_backward``, ``mse_grad``): each reference asks
 autograd itself (a leaf, a forward pass, ``backward``), so torch is the oracle, and the learner
 must get the same gradient without ``backward`` or ``torch.autograd``. Two use autograd:
-``gradient_descent`` (the "find the silent bug" exercise: gradients that accumulate across
-steps) and ``straight_through_clamp`` (a custom backward rule, checked by a call rule that runs
+``penalty_grad`` (the "find the silent bug" exercise: ``retain_graph`` where a gradient penalty
+needs ``create_graph``) and ``straight_through_clamp`` (a custom backward rule, checked by a call rule that runs
 backward through the learner's result).
 """
 
@@ -112,76 +112,88 @@ def mse_grad(data, w, target):
     return leaf.grad
 
 
-# ---------------------------------------------------------------- the silent bug: zero_grad
+# ---------------------------------------------------------------- the silent bug: a penalty
 
 
 @st.composite
-def _descent_problem(draw):
-    n = draw(st.integers(1, 5))
+def _penalty_problem(draw):
+    n = draw(st.integers(1, 4))
     k = draw(st.integers(1, 3))
-    data = draw(tensors(shape=(n, k), dtypes=(torch.float32,), low=-2, high=2))
-    target = draw(tensors(shape=(n, 1), dtypes=(torch.float32,), low=-2, high=2))
-    w0 = draw(tensors(shape=(k, 1), dtypes=(torch.float32,), low=-2, high=2))
-    lr = draw(st.sampled_from([0.01, 0.05, 0.1]))
-    steps = draw(st.integers(0, 4))
-    return data, target, w0, lr, steps
+    dtype = draw(st.sampled_from((torch.float32, torch.float64)))
+    w = draw(tensors(shape=(k, 1), dtypes=(dtype,), low=-2, high=2))
+    x = draw(tensors(shape=(n, k), dtypes=(dtype,), low=-2, high=2))
+    lam = draw(st.sampled_from([0.0, 0.1, 0.5, 2.0]))
+    return w, x, lam
 
 
-def _descent_accumulates(data, target, w0, lr, steps):
-    # the silent bug: .grad is never reset, so step t uses the sum of t gradients
-    w = w0.clone().requires_grad_()
-    for _ in range(steps):
-        loss = ((data @ w - target) ** 2).mean()
-        loss.backward()
-        with torch.no_grad():
-            w -= lr * w.grad
-    return w.detach()
+def _penalty_retain_graph(w, x, lam):
+    # the silent bug: retain_graph keeps the graph, but the gradient itself is not recorded,
+    # so the penalty's gradient with respect to w is missing
+    w = w.detach().requires_grad_()
+    x = x.detach().requires_grad_()
+    f = torch.tanh(x @ w).sum()
+    (gx,) = torch.autograd.grad(f, x, retain_graph=True)
+    (gw,) = torch.autograd.grad(f + lam * (gx ** 2).sum(), w)
+    return gw
 
 
-def _descent_solution(data, target, w0, lr, steps):
-    w = w0.clone().requires_grad_()
-    for _ in range(steps):
-        loss = ((data @ w - target) ** 2).mean()
-        loss.backward()
-        with torch.no_grad():
-            w -= lr * w.grad
-        w.grad = None
-    return w.detach()
+def _penalty_solution(w, x, lam):
+    w = w.detach().requires_grad_()
+    x = x.detach().requires_grad_()
+    f = torch.tanh(x @ w).sum()
+    (gx,) = torch.autograd.grad(f, x, create_graph=True)
+    (gw,) = torch.autograd.grad(f + lam * (gx ** 2).sum(), w)
+    return gw
 
 
-def _descent_returns_start(data, target, w0, lr, steps):
-    return w0.clone()
+def _penalty_only_f(w, x, lam):
+    return x.T @ (1 - torch.tanh(x @ w) ** 2)
 
 
 @exercise(
-    "autograd.gradient_descent",
-    title="Find the silent bug: a descent that speeds up",
-    statement="`gradient_descent(data, target, w0, lr, steps)` should run `steps` steps of "
-              "gradient descent on `loss = ((data @ w - target) ** 2).mean()`, starting from "
-              "`w0` (which it must leave unchanged), each step `w -= lr * dloss/dw`, and "
-              "return the final `w` as a tensor that does not require grad. The version in the "
-              "chapter runs without an error but every step after the first uses the wrong "
-              "gradient. Write the fixed function.",
-    inputs=_descent_problem(),
+    "autograd.penalty_grad",
+    title="Find the silent bug: a gradient penalty that does nothing",
+    statement="For `f(w, x) = torch.tanh(x @ w).sum()` (`x` is `[N, K]`, `w` is `[K, 1]`), "
+              "`penalty_grad(w, x, lam)` should return the gradient with respect to `w` of "
+              "`f + lam * (df/dx ** 2).sum()`: a loss with a penalty on its gradient with "
+              "respect to the input, as in gradient-penalty training. This version runs "
+              "without an error or a warning, and is right when `lam == 0`, but the penalty "
+              "changes nothing:\n\n"
+              "    def penalty_grad(w, x, lam):\n"
+              "        w = w.detach().requires_grad_()\n"
+              "        x = x.detach().requires_grad_()\n"
+              "        f = torch.tanh(x @ w).sum()\n"
+              "        (gx,) = torch.autograd.grad(f, x, retain_graph=True)\n"
+              "        (gw,) = torch.autograd.grad(f + lam * (gx ** 2).sum(), w)\n"
+              "        return gw\n\n"
+              "Write the fixed `penalty_grad(w, x, lam)`, of the shape of `w`.",
+    inputs=_penalty_problem(),
     edge_cases=[
-        (torch.ones(1, 1), torch.zeros(1, 1), torch.ones(1, 1), 0.1, 3),
-        (torch.arange(6.0).reshape(3, 2) / 4, torch.ones(3, 1), torch.zeros(2, 1), 0.1, 2),
-        (make_tensor([1, 0, 2, -1], (2, 2), torch.float32, "transposed"),
-         torch.tensor([[1.0], [0.0]]), torch.tensor([[0.5], [-0.5]]), 0.05, 4),
+        (torch.ones(1, 1), torch.ones(1, 1), 1.0),
+        (torch.tensor([[0.5], [-1.0]]), torch.tensor([[1.0, 2.0], [0.0, -1.0]]), 0.5),
+        (torch.tensor([[1.0]]), torch.zeros(3, 1), 2.0),
     ],
-    hint="`backward()` adds into `w.grad`; reset it (`w.grad = None` or `w.grad.zero_()`) "
-         "once per step, after the update.",
-    solution=_descent_solution,
-    wrong=[("the silent bug: never resets w.grad", _descent_accumulates),
-           ("returns w0", _descent_returns_start)],
+    hint="`retain_graph=True` keeps the forward graph for a second pass; it does not record "
+         "the backward pass. Which argument of `torch.autograd.grad` makes the returned "
+         "gradient itself differentiable?",
+    solution=_penalty_solution,
+    wrong=[("the silent bug: retain_graph instead of create_graph", _penalty_retain_graph),
+           ("the gradient of f alone", _penalty_only_f)],
+    max_examples=30,
+    atol=1e-4,
+    rtol=1e-4,
 )
-def gradient_descent(data, target, w0, lr, steps):
-    """The specification: the gradient 2 / N * data.T @ (data @ w - target), by hand."""
-    w = w0.clone()
-    for _ in range(steps):
-        residual = data @ w - target
-        w = w - lr * (2.0 / residual.numel() * data.T @ residual)
-    return w
+def penalty_grad(w, x, lam):
+    """The specification, by hand. With t = tanh(x @ w), s = 1 - t**2 ([N, 1]):
+    df/dx = s @ w.T, so the penalty is lam * |w|^2 * sum(s**2), and
+    d/dw = x.T @ s + lam * (2 * sum(s**2) * w + |w|^2 * x.T @ (-4 * t * s**2)).
+    """
+    t = torch.tanh(x @ w)
+    s = 1 - t ** 2
+    norm2 = (w ** 2).sum()
+    grad_f = x.T @ s
+    grad_penalty = 2 * (s ** 2).sum() * w + norm2 * (x.T @ (-4 * t * s ** 2))
+    return grad_f + lam * grad_penalty
 
 
 # ---------------------------------------------------------------- a custom backward rule

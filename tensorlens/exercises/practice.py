@@ -4,12 +4,11 @@ Each reference works sample by sample with explicit loops (the specification); t
 the batched version with broadcasting. None of them is solved by a cell of the chapter: each
 takes an idea of a page (per-sample weights, length masks, attention masks and what ``True``
 means) into a situation the pages do not show. The hand-written wrong solutions are the traps:
-weights broadcast against the features, the mean over padded positions, the padding mask passed
-where ``scaled_dot_product_attention`` wants the keys that take part (the chapter's silent bug),
-an off-by-one window.
+weights broadcast against the features, the mean over padded positions, `[B, L, C]` logits given
+to ``cross_entropy`` as they are (the chapter's silent bug, which runs when ``L == C``), an
+off-by-one window.
 """
 
-import math
 
 import torch
 import torch.nn.functional as F
@@ -136,78 +135,97 @@ def masked_mean(x, lengths):
     return out
 
 
-# ---------------------------------------------------------------- attend_real_keys
+# ---------------------------------------------------------------- sequence_loss
 
 
-def _attend_real_keys_solution(q, k, v, is_pad):
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=~is_pad[:, None, :])
+def _sequence_loss_solution(logits, targets, weights):
+    per_token = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none")  # [B, L]
+    real = targets != -100
+    per_sequence = per_token.sum(dim=1) / real.sum(dim=1)
+    return (weights * per_sequence).sum() / weights.sum()
 
 
-def _padding_passed_as_attn_mask(q, k, v, is_pad):
-    # the silent bug: for scaled_dot_product_attention, True means "takes part"
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=is_pad[:, None, :])
+def _sequence_loss_chapter_bug(logits, targets, weights):
+    # the silent bug: classes read from dim 1 (L) and the mean taken over the padding too;
+    # it runs whenever L == C
+    per_token = F.cross_entropy(logits, targets, reduction="none")
+    return (weights * per_token.mean(dim=1)).sum() / weights.sum()
 
 
-def _queries_masked(q, k, v, is_pad):
-    scores = q @ k.mT / math.sqrt(q.shape[-1])
-    return scores.masked_fill(is_pad[:, :, None], float("-inf")).softmax(dim=-1) @ v
+def _sequence_loss_mean_over_padding(logits, targets, weights):
+    per_token = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none")
+    return (weights * per_token.mean(dim=1)).sum() / weights.sum()
+
+
+def _sequence_loss_token_weighted(logits, targets, weights):
+    # every real token counts once: long sequences weigh more than their weight says
+    per_token = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none")
+    real = targets != -100
+    w = weights[:, None] * real
+    return (w * per_token).sum() / w.sum()
 
 
 @st.composite
-def _attention_inputs(draw):
-    batch, queries, keys = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 4))
-    dim = draw(st.integers(1, 3))
+def _tagging_batch(draw):
+    batch, length = draw(st.integers(1, 3)), draw(st.integers(1, 4))
+    classes = draw(st.integers(1, 4))
     dtype = draw(st.sampled_from((torch.float32, torch.float64)))
-    q = draw(tensors(shape=(batch, queries, dim), dtypes=(dtype,), low=-3, high=3))
-    k = draw(tensors(shape=(batch, keys, dim), dtypes=(dtype,), low=-3, high=3))
-    v = draw(tensors(shape=(batch, keys, dim), dtypes=(dtype,)))
-    pad = torch.tensor(draw(st.lists(st.booleans(), min_size=batch * keys,
-                                     max_size=batch * keys))).reshape(batch, keys)
-    for b in range(batch):                       # every sample keeps at least one real key
-        pad[b, draw(st.integers(0, keys - 1))] = False
-    return q, k, v, pad
+    logits = draw(tensors(shape=(batch, length, classes), dtypes=(dtype,), low=-3, high=3))
+    values = draw(st.lists(st.integers(-1, classes - 1), min_size=batch * length,
+                           max_size=batch * length))
+    targets = torch.tensor(values).reshape(batch, length)
+    targets[targets == -1] = -100                 # padding
+    for b in range(batch):                        # every sequence keeps one real token
+        targets[b, draw(st.integers(0, length - 1))] = draw(st.integers(0, classes - 1))
+    weights = draw(tensors(shape=(batch,), dtypes=(dtype,), low=1, high=4))
+    return logits, targets, weights
 
 
 @exercise(
-    "practice.attend_real_keys",
-    title="Find the silent bug: attention that skips the padding",
-    statement="`q` is `[B, Q, d]`, `k` and `v` are `[B, K, d]`, and `is_pad` is a `[B, K]` bool "
-              "tensor, True where a key is padding (every sample has at least one real key). "
-              "This function is meant to return scaled dot-product attention in which no query "
-              "attends to a padded key. It runs, and returns `[B, Q, d]`, but computes something "
-              "else:\n\n"
-              "    def attend_real_keys(q, k, v, is_pad):\n"
-              "        mask = is_pad[:, None, :]            # [B, 1, K]\n"
-              "        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)\n\n"
-              "Write the fixed `attend_real_keys(q, k, v, is_pad)`. No Python loops.",
-    inputs=_attention_inputs(),
+    "practice.sequence_loss",
+    title="Find the silent bug: a loss per sentence",
+    statement="A tagger returns `logits` of shape `[B, L, C]` (a score for each of `C` classes at "
+              "each of `L` positions) for `targets` of shape `[B, L]` (int64), padded with -100. "
+              "`weights` (`[B]`, positive) weights each sentence. The loss of a sentence is the "
+              "mean cross-entropy over its real tokens; return the weighted average of the "
+              "sentences' losses, `sum_b weights[b] * loss[b] / sum_b weights[b]`, as a 0-d "
+              "tensor. This version ran without an error on its author's batch (`L == C == 5`), "
+              "but computes something else:\n\n"
+              "    def sequence_loss(logits, targets, weights):\n"
+              "        per_token = F.cross_entropy(logits, targets, reduction=\"none\")\n"
+              "        per_sentence = per_token.mean(dim=1)\n"
+              "        return (weights * per_sentence).sum() / weights.sum()\n\n"
+              "Write the fixed `sequence_loss(logits, targets, weights)`. No Python loops.",
+    inputs=_tagging_batch(),
     edge_cases=[
-        (torch.tensor([[[1.]]]), torch.tensor([[[1.], [2.]]]), torch.tensor([[[3.], [5.]]]),
-         torch.tensor([[False, True]])),
-        (torch.tensor([[[1.]]]), torch.tensor([[[1.], [2.]]]), torch.tensor([[[3.], [5.]]]),
-         torch.tensor([[False, False]])),
-        (torch.zeros(2, 1, 1), torch.zeros(2, 3, 1), torch.tensor([[[1.], [2.], [3.]],
-                                                                   [[4.], [5.], [6.]]]),
-         torch.tensor([[False, True, False], [True, True, False]])),
+        (torch.zeros(1, 1, 1), torch.tensor([[0]]), torch.tensor([1.0])),
+        (torch.tensor([[[2.0, 0.0], [0.0, 1.0]]]), torch.tensor([[0, -100]]),
+         torch.tensor([1.0])),
+        (torch.arange(12.0).reshape(2, 2, 3) / 4, torch.tensor([[1, -100], [2, 0]]),
+         torch.tensor([1.0, 3.0])),
+        (torch.arange(18.0).reshape(2, 3, 3) / 5, torch.tensor([[2, 1, 0], [0, -100, -100]]),
+         torch.tensor([2.0, 1.0])),
     ],
-    hint="Which keys does a bool `attn_mask` of `scaled_dot_product_attention` keep: those "
-         "where it is True or those where it is False? Compare with `nn.MultiheadAttention`'s "
-         "`key_padding_mask`.",
+    hint="Two things: which dimension does `F.cross_entropy` read the classes from, and what "
+         "does a mean over `dim=1` divide by when some targets are -100?",
     rules=[rules.no_loops()],
-    solution=_attend_real_keys_solution,
-    wrong=[("the padding mask passed as attn_mask", _padding_passed_as_attn_mask),
-           ("queries masked instead of keys", _queries_masked)],
+    solution=_sequence_loss_solution,
+    wrong=[("the chapter's bug: classes in dim 1, mean over the padding",
+            _sequence_loss_chapter_bug),
+           ("mean over the padding", _sequence_loss_mean_over_padding),
+           ("every real token weighted once", _sequence_loss_token_weighted)],
+    max_examples=25,
     atol=1e-5,
     rtol=1e-5,
 )
-def attend_real_keys(q, k, v, is_pad):
-    """For every sample: softmax(q k^T / sqrt(d)) over its real keys only, times their values."""
-    out = torch.zeros(q.shape[0], q.shape[1], v.shape[2], dtype=q.dtype)
-    for b in range(q.shape[0]):
-        real = ~is_pad[b]
-        scores = q[b] @ k[b][real].T / math.sqrt(q.shape[-1])
-        out[b] = torch.softmax(scores, dim=-1) @ v[b][real]
-    return out
+def sequence_loss(logits, targets, weights):
+    """Sentence by sentence: the mean loss over its real tokens, then the weighted average."""
+    losses = []
+    for b in range(logits.shape[0]):
+        real = targets[b] != -100
+        losses.append(F.cross_entropy(logits[b][real], targets[b][real]))
+    per_sentence = torch.stack(losses)
+    return (weights * per_sentence).sum() / weights.sum()
 
 
 # ---------------------------------------------------------------- sliding_window_mask
