@@ -60,20 +60,27 @@ def mse_grad_einsum(data, w, target):
     return (2.0 / n) * torch.einsum("nk,n->k", data, r).unsqueeze(1)
 
 
-# ---------------------------------------------------------------- basics.center_rows
+# ---------------------------------------------------------------- basics.scale_rows
 
 
-def center_rows_index(x):
-    return x - x.mean(dim=-1)[:, None]
+def scale_rows_min_max_values(x):
+    lo = x.min(dim=1, keepdim=True).values
+    hi = x.max(dim=1, keepdim=True).values
+    span = hi - lo
+    return (x - lo) / torch.where(span == 0, torch.ones_like(span), span)
 
 
-def center_rows_functions(x):
-    return torch.sub(x, torch.mean(x, dim=1, keepdim=True))
+def scale_rows_none_index(x):
+    lo, hi = x.amin(dim=-1)[:, None], x.amax(dim=-1)[:, None]
+    span = (hi - lo).masked_fill(hi == lo, 1.0)
+    return torch.sub(x, lo).div(span)
 
 
-def center_rows_unsqueeze(x):
-    means = x.mean(1).unsqueeze(1)
-    return x.sub(means)
+def scale_rows_aminmax(x):
+    lo, hi = torch.aminmax(x, dim=1, keepdim=True)
+    span = hi - lo
+    span[span == 0] = 1
+    return (x - lo) / span
 
 
 # ---------------------------------------------------------------- basics.interleave
@@ -1027,7 +1034,7 @@ ALTERNATIVES = {
                                "relu_backward_where_scalar"],
     "autograd.mse_grad": ["mse_grad_transpose", "mse_grad_matmul", "mse_grad_broadcast",
                           "mse_grad_einsum"],
-    "basics.center_rows": ["center_rows_index", "center_rows_functions", "center_rows_unsqueeze"],
+    "basics.scale_rows": ["scale_rows_min_max_values", "scale_rows_none_index", "scale_rows_aminmax"],
     "basics.interleave": ["interleave_cat", "interleave_stack_function", "interleave_index"],
     "basics.tiles": ["tiles_permute", "tiles_split_cat", "tiles_unfold"],
     "basics.average_images": ["average_images_int32", "average_images_halves",

@@ -556,42 +556,49 @@ def test_banned_names_are_not_the_students_own_variables():
     assert result.status == "fail" and "uses `.func`" in result.message, repr(result)
 
 
-def center_rows_numpy_reduce(x):
+def scale_rows_numpy_reduce(x):
     # numpy's ufunc.reduce is vectorised, not functools.reduce
     import numpy
 
-    sums = numpy.add.reduce(x.numpy(), axis=1, keepdims=True)
-    return x - torch.from_numpy(sums) / x.shape[1]
+    lo = torch.from_numpy(numpy.minimum.reduce(x.numpy(), axis=1, keepdims=True))
+    span = torch.from_numpy(numpy.maximum.reduce(x.numpy(), axis=1, keepdims=True)) - lo
+    return (x - lo) / (span + (span == 0))
 
 
-def center_rows_local_functools(x):
+def scale_rows_local_functools(x):
     import functools as ft
-    return ft.reduce(lambda a, b: a, [x - x.mean(dim=1, keepdim=True)])
+    lo = x.amin(dim=1, keepdim=True)
+    span = x.amax(dim=1, keepdim=True) - lo
+    return ft.reduce(lambda a, b: a, [(x - lo) / (span + (span == 0))])
 
 
-def center_rows_from_functools(x):
+def scale_rows_from_functools(x):
     from functools import reduce
-    return reduce(lambda a, b: a, [x - x.mean(dim=1, keepdim=True)])
+    lo = x.amin(dim=1, keepdim=True)
+    span = x.amax(dim=1, keepdim=True) - lo
+    return reduce(lambda a, b: a, [(x - lo) / (span + (span == 0))])
 
 
-def center_rows_local_itertools(x):
+def scale_rows_local_itertools(x):
     import itertools
-    return list(itertools.accumulate([x - x.mean(dim=1, keepdim=True)]))[0]
+    lo = x.amin(dim=1, keepdim=True)
+    span = x.amax(dim=1, keepdim=True) - lo
+    return list(itertools.accumulate([(x - lo) / (span + (span == 0))]))[0]
 
 
 def test_no_loops_tells_functools_reduce_from_vectorised_reduce():
-    assert tl.check("basics.center_rows", center_rows_numpy_reduce).passed
-    for fn, expected in [(center_rows_local_functools, "`.reduce`"),
-                         (center_rows_from_functools, "imports `functools.reduce`"),
-                         (center_rows_local_itertools, "`.accumulate`")]:
-        result = tl.check("basics.center_rows", fn)
+    assert tl.check("basics.scale_rows", scale_rows_numpy_reduce).passed
+    for fn, expected in [(scale_rows_local_functools, "`.reduce`"),
+                         (scale_rows_from_functools, "imports `functools.reduce`"),
+                         (scale_rows_local_itertools, "`.accumulate`")]:
+        result = tl.check("basics.scale_rows", fn)
         assert result.status == "fail" and expected in result.message, repr(result)
 
 
 def test_a_report_can_be_shown_without_its_hint():
     def attempt(x):
         return x
-    result = tl.check("basics.center_rows", attempt)
+    result = tl.check("basics.scale_rows", attempt)
     bare = result.without_hint()
     assert result.hint and result.hint in repr(result) and result.hint in result._repr_html_()
     assert bare.hint == "" and "hint" not in repr(bare) and result.hint not in bare._repr_html_()

@@ -126,8 +126,9 @@ def test_line_numbers_count_from_the_decorator():
     cell = notebook_cell(
         "import functools\n"
         "@functools.lru_cache\n"
-        "def center_rows(x):\n"
-        "    return x - sum(x[:, j] for j in range(x.shape[1]))[:, None] / x.shape[1]\n", 6)
-    result = run_check("basics.center_rows", cell["center_rows"].__wrapped__)
+        "def scale_rows(x):\n"
+        "    return (x - x.amin(1, keepdim=True)) / sum(\n"
+        "        s + (s == 0) for s in [x.amax(1, keepdim=True) - x.amin(1, keepdim=True)])\n", 6)
+    result = run_check("basics.scale_rows", cell["scale_rows"].__wrapped__)
     assert result.status == "fail"
     assert "a generator expression (line 3 of the function)" in result.message

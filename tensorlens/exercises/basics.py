@@ -13,40 +13,55 @@ from .strategies import make_tensor, shapes, st, tensors
 _FLOATS = (torch.float32, torch.float64)
 
 
-# ---------------------------------------------------------------- centre the rows
+# ---------------------------------------------------------------- scale each row to [0, 1]
 
 
-def _center_rows_solution(x):
-    return x - x.mean(dim=1, keepdim=True)
+def _scale_rows_solution(x):
+    lo = x.amin(dim=1, keepdim=True)
+    span = x.amax(dim=1, keepdim=True) - lo
+    return (x - lo) / (span + (span == 0))
 
 
 @exercise(
-    "basics.center_rows",
-    title="Centre each row",
-    statement="Write `center_rows(x)` that subtracts from every row of the 2-D float tensor `x` "
-              "the mean of that row (`out[i, j] == x[i, j] - x[i].mean()`), without Python loops.",
+    "basics.scale_rows",
+    title="Scale each row to [0, 1]",
+    statement="Write `scale_rows(x)` for a 2-D float tensor `x` that rescales every row on its "
+              "own so that its smallest value becomes 0 and its largest 1: "
+              "`out[i, j] == (x[i, j] - lo) / (hi - lo)` with `lo` and `hi` the smallest and "
+              "largest values of row `i`. A row whose values are all equal becomes all zeros. "
+              "No Python loops.",
     inputs=st.tuples(tensors(shape=st.tuples(st.integers(0, 4), st.integers(1, 5)), dtypes=_FLOATS)),
     edge_cases=[
         torch.zeros(0, 3),
         torch.tensor([[5.0]]),
-        torch.arange(9.0).reshape(3, 3),
+        torch.tensor([[1.0, 3.0, 2.0], [4.0, 4.0, 4.0]]),
+        torch.arange(9.0).reshape(3, 3).flip(1),
         torch.arange(12.0).reshape(3, 4),
-        make_tensor(list(range(6)), (2, 3), torch.float64, "transposed"),
+        make_tensor([3, 0, 1, 5, 2, 2], (2, 3), torch.float64, "transposed"),
     ],
-    hint="`x.mean(dim=1)` has shape `(n,)`, which lines up with the columns, not the rows. "
-         "`keepdim=True` keeps it as `(n, 1)`, which broadcasts along each row.",
+    hint="`x.max(dim=1)` gives values and positions; `amax(dim=1, keepdim=True)` gives only the "
+         "values, as an `(n, 1)` column that lines up with the rows. A constant row has "
+         "`hi - lo == 0`, and 0 / 0 is `nan`: divide by 1 there instead (a `bool` tensor added "
+         "to a float one counts as 0 or 1).",
     rules=[rules.no_loops()],
-    solution=_center_rows_solution,
-    wrong=[("mean without keepdim (silently wrong on square inputs)", lambda x: x - x.mean(dim=1)),
-           ("column means", lambda x: x - x.mean(dim=0, keepdim=True))],
+    solution=_scale_rows_solution,
+    wrong=[("min and max without keepdim (silently wrong on square inputs)",
+            lambda x: (x - x.amin(dim=1)) / (x.amax(dim=1) - x.amin(dim=1)).clamp(min=1e-30)),
+           ("min and max of the whole tensor",
+            lambda x: (x - x.min()) / (x.max() - x.min()).clamp(min=1e-30)
+            if x.numel() else x.clone()),
+           ("constant rows give nan",
+            lambda x: (x - x.amin(dim=1, keepdim=True))
+            / (x.amax(dim=1, keepdim=True) - x.amin(dim=1, keepdim=True)))],
 )
-def center_rows(x):
-    """Row by row: subtract the row's mean (a loop, to be read)."""
+def scale_rows(x):
+    """Row by row: find the row's smallest and largest value, then rescale (loops, to be read)."""
     out = torch.empty_like(x, memory_format=torch.contiguous_format)
     for i in range(x.shape[0]):
-        row_mean = sum(x[i, j] for j in range(x.shape[1])) / x.shape[1]
+        lo = min(x[i, j] for j in range(x.shape[1]))
+        hi = max(x[i, j] for j in range(x.shape[1]))
         for j in range(x.shape[1]):
-            out[i, j] = x[i, j] - row_mean
+            out[i, j] = (x[i, j] - lo) / (hi - lo) if hi > lo else 0.0
     return out
 
 
