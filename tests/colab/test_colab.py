@@ -54,6 +54,7 @@ PACKAGE_LINE = re.compile(r'^PACKAGE = "(tensorlens @ [^"]+)"$', re.M)
 CACHE = Path(os.environ.get("TENSOR_VIEWS_CACHE", Path.home() / ".cache" / "tensor-views")) / "colab"
 WHEELS = CACHE / "wheels"
 WORKERS = 2
+UV = Path(sys.executable).parent / "uv"  # from requirements.txt, in the project's venv
 TIMINGS = ROOT / "_build" / "test-colab-timings.json"
 NOTEBOOK_TIMEOUT_S = 300
 # Every connection refused: what pip and git meet on a runtime without network.
@@ -137,6 +138,21 @@ def _packages(python) -> dict[str, str]:
     return {re.sub(r"[-_.]+", "-", p["name"]).lower(): p["version"] for p in json.loads(listed)}
 
 
+def _install_pins(python: Path, pins: list[str]) -> None:
+    """Install ``pins`` into ``python``'s venv from the wheel cache (fetched there once).
+
+    uv installs them: it unpacks each wheel once into its own cache (``~/.cache/uv``, a package
+    manager's cache as pip's is) and links the files into the venv, compiling bytecode on every
+    core. pip would unpack and compile the 7 GB of torch's CUDA build one file at a time on each
+    rebuild. The venv keeps its own pip, which ``%pip`` in the learner's kernel uses, as on Colab.
+    """
+    install = [UV, "pip", "install", "-q", "--python", python, "--no-index", "--find-links",
+               WHEELS, "--compile-bytecode", *pins]
+    if subprocess.run([str(a) for a in install], capture_output=True, env=_clean_env()).returncode:
+        _run([python, "-m", "pip", "download", "-q", "-d", WHEELS, *pins])
+        _run(install)
+
+
 def runtime() -> Path:
     """The cached venv holding Colab's stack, built (once per stack.txt) if missing."""
     version, pins = stack()
@@ -148,7 +164,7 @@ def runtime() -> Path:
             shutil.rmtree(stale, ignore_errors=True)
         building = CACHE / f"runtime-{key}.building-{os.getpid()}"
         _run([_python(version), "-m", "venv", building])
-        _pip(building / "bin" / "python", "install", "-q", *pins, fetch=pins)
+        _install_pins(building / "bin" / "python", pins)
         # venv scripts name their folder; the runtime only ever runs as `python -m ...`
         shutil.rmtree(target, ignore_errors=True)
         building.rename(target)
