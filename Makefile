@@ -23,8 +23,8 @@ book: sync
 	$(BIN)/jupyter-book build -W --keep-going --all .
 	@echo "The book is at $(abspath _build/html/index.html)"
 
-# Every stage, in two lanes side by side (scripts/test_stages.py): unit, notebooks, test-colab |
-# colab-runtime, book-strict, zip-book, js, browser. Each stage can also be run alone.
+# Every stage, one after the other (scripts/test_stages.py: a log and the seconds of each):
+# colab-runtime, unit, notebooks, book-strict, test-colab, zip-book, browser, js. Each runs alone too.
 test: setup chromium
 	$(PY) scripts/test_stages.py
 	@echo "make test: all test stages passed"
@@ -76,8 +76,7 @@ js: setup
 test-colab: setup
 	$(PY) -m pytest -q -p no:cacheprovider tests/colab
 
-# Colab's runtime in the cache (built only when tests/colab/stack.txt changed): make test builds it
-# while the unit tests run, since it mostly waits on the disk and the network.
+# Colab's runtime in the cache (built only when tests/colab/stack.txt changed), ahead of test-colab.
 colab-runtime: setup
 	$(PY) tests/colab/test_colab.py runtime
 

@@ -21,8 +21,9 @@ import pytest
 from tensorlens.classroom import grade
 from tensorlens.exercises import RESULTS_ENV
 
-# one worker builds the module's grading fixtures once (make test runs --dist loadgroup)
-pytestmark = [pytest.mark.grading, pytest.mark.xdist_group("grade")]
+# the grading modules run on one worker, one after the other (make test runs --dist loadgroup):
+# each builds its fixtures once, and their kernels and time limits don't compete with each other
+pytestmark = [pytest.mark.grading, pytest.mark.xdist_group("grading")]
 
 SAMPLES = pathlib.Path(__file__).parent / "submissions"
 EXPECTED = {

@@ -33,8 +33,9 @@ from tensorlens.classroom.student import STUB
 
 import otter_samples
 
-# one worker builds the module's grading fixtures once (make test runs --dist loadgroup)
-pytestmark = [pytest.mark.grading, pytest.mark.xdist_group("otter")]
+# the grading modules run on one worker, one after the other (make test runs --dist loadgroup):
+# each builds its fixtures once, and their kernels and time limits don't compete with each other
+pytestmark = [pytest.mark.grading, pytest.mark.xdist_group("grading")]
 
 ROOT = pathlib.Path(__file__).parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
