@@ -14,7 +14,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONWARNINGS :=
 
 .PHONY: book test check colab-runtime setup lab sync execute student assignments chromium unit notebooks book-strict browser js clean \
-        test-colab dist zip-book
+        test-colab dist zip-book screenshots
 
 # The book shows the executed notebooks' stored outputs (nbval proves a fresh kernel reproduces
 # them), so it first brings every notebook up to date with its .md source (make sync).
@@ -67,6 +67,10 @@ browser: setup chromium
 
 js: setup
 	node --test tests/js/
+
+# The page tests in Chromium, keeping a full-page screenshot of every page in _build/screenshots/.
+screenshots: setup chromium
+	TENSOR_VIEWS_SCREENSHOTS=1 $(PY) -m pytest -q -p no:cacheprovider -n 2 tests/browser/test_accessibility.py
 
 # Every chapter on Colab's stack (tests/colab/stack.txt), tensorlens installed by the setup cell
 # from a wheel of this checkout. Needs Python 3.13; the stack is cached in ~/.cache/tensor-views

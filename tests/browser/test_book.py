@@ -2,9 +2,11 @@
 
 Each page must load with no failed request and no request to another host, and without console
 errors beyond the short allowlist below. Widgets must render from the book's own JavaScript.
-A full-page screenshot of each page goes to ``_build/screenshots/``.
+With ``TENSOR_VIEWS_SCREENSHOTS=1`` (``make screenshots``), a full-page screenshot of each page
+goes to ``_build/screenshots/``, to look at.
 """
 
+import os
 import re
 from urllib.parse import urlparse
 from urllib.request import urlopen
@@ -88,9 +90,11 @@ def check_loaded_page(page, path, problems, screenshots):
     """What every page of the book must satisfy once loaded (``test_accessibility.py`` opens each
     page, in each theme, and calls this on its light-theme load): no failed or external request,
     no console error, and a chapter page at most ``MAX_PAGE_HEIGHT_PX`` tall. Keeps a full-page
-    screenshot in ``_build/screenshots/``."""
-    page.screenshot(path=str(screenshots / (path.replace("/", "__")[: -len(".html")] + ".png")),
-                    full_page=True)
+    screenshot in ``_build/screenshots/`` when ``TENSOR_VIEWS_SCREENSHOTS`` is set (encoding a
+    10,000 px page costs seconds, and nothing is asserted on it)."""
+    if os.environ.get("TENSOR_VIEWS_SCREENSHOTS"):
+        page.screenshot(path=str(screenshots / (path.replace("/", "__")[: -len(".html")] + ".png")),
+                        full_page=True)
     height = page.evaluate("document.documentElement.scrollHeight")
     assert problems == []
     if path.startswith("notebooks/") and classify(path[len("notebooks/"):-len(".html")]).kind \
