@@ -21,8 +21,9 @@ import pytest
 from tensorlens.classroom import grade
 from tensorlens.exercises import RESULTS_ENV
 
-# make check runs these end-to-end grading tests only when grading code changed
-pytestmark = pytest.mark.grading
+# make check runs these end-to-end grading tests only when grading code changed; one xdist worker
+# runs them all (--dist loadgroup), so the module's grading run happens once
+pytestmark = [pytest.mark.grading, pytest.mark.xdist_group("grade")]
 
 SAMPLES = pathlib.Path(__file__).parent / "submissions"
 EXPECTED = {
@@ -35,6 +36,9 @@ EXPECTED = {
     "wrong": ["fail", "fail", "0/2"],  # a copy where a view is required; a stub left in place
 }
 NOT_A_NOTEBOOK = "not_a_notebook"  # a text file handed in instead of a notebook
+# set on the grading run of the `graded` fixture, so its processes are told from any other run's
+# (other tests, on another worker, start runs of their own)
+FIXTURE_TAG = "TENSORLENS_TEST_GRADED_FIXTURE"
 
 
 def _digest(folder):
@@ -49,7 +53,8 @@ def graded(tmp_path_factory):
     shutil.copytree(SAMPLES, subs)
     before = _digest(subs)
     run = subprocess.run([sys.executable, "-m", "tensorlens.classroom.grade", str(subs), "--timeout", "45",
-                          "--out", str(root / "out")], capture_output=True, text=True, timeout=900)
+                          "--out", str(root / "out")], capture_output=True, text=True, timeout=900,
+                         env={**os.environ, FIXTURE_TAG: "1"})
     return root, run, before, _digest(subs)
 
 
@@ -107,14 +112,15 @@ def test_nothing_outside_the_run_is_damaged(graded):
     assert any("done" in o.get("text", "") for c in ran.cells for o in c.get("outputs", []))
 
 
-def _marked_processes(name=grade.RUN_ENV):
+def _marked_processes(*names):
+    """The processes whose environment sets every one of ``names``."""
     found = []
     for environ in pathlib.Path("/proc").glob("[0-9]*/environ"):
         try:
             entries = environ.read_bytes().split(b"\0")
         except OSError:
             continue
-        if any(e.startswith(name.encode() + b"=") for e in entries):
+        if all(any(e.startswith(name.encode() + b"=") for e in entries) for name in names):
             found.append(int(environ.parent.name))
     return found
 
@@ -129,7 +135,8 @@ def test_detached_processes_die_with_their_run(graded):
     for pid in pids:  # gone, or at most a zombie with no environment left
         stat = pathlib.Path(f"/proc/{pid}/stat")
         assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    assert _marked_processes() == []
+    # none of the fixture's run is left (any other run's processes are another test's business)
+    assert _marked_processes(grade.RUN_ENV, FIXTURE_TAG) == []
     # a file it wrote with tempfile went into the run's own folder, deleted with it
     escaped = re.search(r"escaped (\S+)", text).group(1)
     assert not pathlib.Path(escaped).exists()

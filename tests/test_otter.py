@@ -33,8 +33,9 @@ from tensorlens.classroom.student import STUB
 
 import otter_samples
 
-# make check runs these end-to-end grading tests only when grading code changed
-pytestmark = pytest.mark.grading
+# make check runs these end-to-end grading tests only when grading code changed; one xdist worker
+# runs them all (--dist loadgroup), so the module's fixtures (assignments, otter run) are built once
+pytestmark = [pytest.mark.grading, pytest.mark.xdist_group("otter")]
 
 ROOT = pathlib.Path(__file__).parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
