@@ -48,10 +48,12 @@ $(VENDOR): node_modules/.package-lock.json scripts/vendor_widget_js.py scripts/v
 chromium:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
-# --dist loadgroup: each grading module (xdist_group "grade", "otter") stays on one worker, so its
-# expensive module fixtures are built once; every other test is spread as with plain -n 2.
+# --dist loadfile: a test file runs on one worker, so the grading modules' expensive module fixtures
+# (a grading run, otter run) are built once (with plain -n 2 both workers built them). Those
+# modules are collected first (tests/conftest.py). pytest-xdist 3.8's loadgroup does nothing under
+# pytest 9 (it renames nodeid, which pytest 9 no longer reads).
 unit: setup
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup --ignore=tests/browser --ignore=tests/colab tests
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --ignore=tests/browser --ignore=tests/colab tests
 
 # The contributor's loop: the tests a change can break, for the pages changed since main (or
 # PAGES="03-2-view-or-copy intro"). About 2 minutes for one page; make test is the full gate.

@@ -111,7 +111,7 @@ def main(argv=None) -> int:
     times: list = []
     if notebooks:
         step("sync", [PY, "scripts/sync_notebooks.py", *notebooks], env, times)
-    unit = [*PYTEST, "-n", "2", "--dist", "loadgroup", "--ignore=tests/browser", "--ignore=tests/colab", "tests"]
+    unit = [*PYTEST, "-n", "2", "--dist", "loadfile", "--ignore=tests/browser", "--ignore=tests/colab", "tests"]
     if not any(f.startswith(GRADING_PATHS) for f in files):
         unit += ["-m", "not grading"]
     step("unit", unit, env, times)

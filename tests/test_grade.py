@@ -21,9 +21,9 @@ import pytest
 from tensorlens.classroom import grade
 from tensorlens.exercises import RESULTS_ENV
 
-# make check runs these end-to-end grading tests only when grading code changed; one xdist worker
-# runs them all (--dist loadgroup), so the module's grading run happens once
-pytestmark = [pytest.mark.grading, pytest.mark.xdist_group("grade")]
+# make check runs these end-to-end grading tests only when grading code changed; `make unit`
+# runs a module on one worker (--dist loadfile), so the module's grading run happens once
+pytestmark = pytest.mark.grading
 
 SAMPLES = pathlib.Path(__file__).parent / "submissions"
 EXPECTED = {
@@ -49,17 +49,18 @@ def _digest(folder):
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("grading")
+    tag = os.urandom(8).hex()
     subs = root / "submissions"
     shutil.copytree(SAMPLES, subs)
     before = _digest(subs)
     run = subprocess.run([sys.executable, "-m", "tensorlens.classroom.grade", str(subs), "--timeout", "45",
                           "--out", str(root / "out")], capture_output=True, text=True, timeout=900,
-                         env={**os.environ, FIXTURE_TAG: "1"})
-    return root, run, before, _digest(subs)
+                         env={**os.environ, FIXTURE_TAG: tag})
+    return root, run, before, _digest(subs), tag
 
 
 def test_grades_of_the_samples(graded):
-    root, run, _, _ = graded
+    root, run, *_ = graded
     assert run.returncode == 0, run.stderr
     summary = (root / "out" / "summary.md").read_text()
     assert "| student | memory_layout.transpose_view | memory_layout.as_column | passed |" in summary
@@ -69,7 +70,7 @@ def test_grades_of_the_samples(graded):
 
 
 def test_grades_csv_has_otters_columns(graded):
-    root, _, _, _ = graded
+    root, *_ = graded
     rows = list(csv.DictReader((root / "out" / "grades.csv").open()))
     # the columns of Otter-Grader's final_grades.csv (tensorlens.classroom.results), exercises sorted
     assert list(rows[0]) == ["file", "memory_layout.as_column", "memory_layout.transpose_view",
@@ -103,7 +104,7 @@ def test_summary_explains_what_went_wrong(graded):
 
 
 def test_nothing_outside_the_run_is_damaged(graded):
-    root, run, before, after = graded
+    root, run, before, after, _ = graded
     assert before == after  # the submissions folder is untouched
     executed = sorted(p.relative_to(root / "out" / "executed").as_posix()
                       for p in (root / "out" / "executed").rglob("*.ipynb"))
@@ -112,22 +113,23 @@ def test_nothing_outside_the_run_is_damaged(graded):
     assert any("done" in o.get("text", "") for c in ran.cells for o in c.get("outputs", []))
 
 
-def _marked_processes(*names):
-    """The processes whose environment sets every one of ``names``."""
+def _marked_processes(name, tag=None):
+    """The processes whose environment sets ``name`` (and ``FIXTURE_TAG`` to ``tag``, if given)."""
     found = []
     for environ in pathlib.Path("/proc").glob("[0-9]*/environ"):
         try:
             entries = environ.read_bytes().split(b"\0")
         except OSError:
             continue
-        if all(any(e.startswith(name.encode() + b"=") for e in entries) for name in names):
+        if any(e.startswith(name.encode() + b"=") for e in entries) and (
+                tag is None or f"{FIXTURE_TAG}={tag}".encode() in entries):
             found.append(int(environ.parent.name))
     return found
 
 
 @pytest.mark.skipif(not pathlib.Path("/proc/self/environ").exists(), reason="needs /proc")
 def test_detached_processes_die_with_their_run(graded):
-    root, run, _, _ = graded
+    root, run, *_ = graded
     ran = nbformat.read(root / "out" / "executed" / "attacks_others" / "attacks_others.ipynb",
                         as_version=4)
     text = "".join(o.get("text", "") for c in ran.cells for o in c.get("outputs", []))
@@ -136,7 +138,7 @@ def test_detached_processes_die_with_their_run(graded):
         stat = pathlib.Path(f"/proc/{pid}/stat")
         assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
     # none of the fixture's run is left (any other run's processes are another test's business)
-    assert _marked_processes(grade.RUN_ENV, FIXTURE_TAG) == []
+    assert _marked_processes(grade.RUN_ENV, graded[4]) == []
     # a file it wrote with tempfile went into the run's own folder, deleted with it
     escaped = re.search(r"escaped (\S+)", text).group(1)
     assert not pathlib.Path(escaped).exists()
