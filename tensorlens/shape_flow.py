@@ -17,7 +17,9 @@ Contract
   table when it is not the default float dtype (``[2, 5] int64``); tuples, lists and dicts of
   tensors are described element by element, ``None`` as ``None``, anything else by its type name.
 - ``params`` is the number of parameter elements the row's module holds, its children's included
-  (a parameter shared between submodules counted once).
+  (a parameter shared between submodules counted once), read when the call returns (so a lazy
+  module such as ``nn.LazyLinear``, initialised by that call, counts; a call that did not finish
+  counts only the parameters that had a shape when it started).
 - Bad arguments raise ``TypeError`` / ``ValueError`` naming the argument.
 """
 
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
+from torch.nn.parameter import is_lazy
 
 __all__ = ["ShapeRow", "ShapeTable", "shape_table", "describe"]
 
@@ -135,7 +138,8 @@ class ShapeTable:
 
 
 def _params(module: nn.Module) -> int:
-    return sum(p.numel() for p in module.parameters())
+    # a lazy module's parameters have no shape until its first call: they count once it ran
+    return sum(p.numel() for p in module.parameters() if not is_lazy(p))
 
 
 def shape_table(module, *inputs, max_depth: int | None = None, **kwargs) -> ShapeTable:
@@ -197,7 +201,8 @@ def shape_table(module, *inputs, max_depth: int | None = None, **kwargs) -> Shap
 
         def hook(mod, args, output):
             row = rows[running[id(mod)].pop()]
-            row.update(output=describe(output), output_text=_text(output), finished=True)
+            row.update(output=describe(output), output_text=_text(output), finished=True,
+                       params=_params(mod))
 
         handles.append(sub.register_forward_pre_hook(pre_hook))
         handles.append(sub.register_forward_hook(hook))

@@ -161,3 +161,11 @@ def test_docstring_examples_run():
 
     import tensorlens.shape_flow
     assert doctest.testmod(tensorlens.shape_flow).failed == 0
+
+
+def test_lazy_modules_count_once_initialised():
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Flatten(), nn.LazyLinear(5))
+    table = shape_table(net, torch.randn(2, 3, 4))
+    assert table.row("1").params == 12 * 5 + 5 == table.row("").params
+    assert net[1].in_features == 12
