@@ -10,6 +10,9 @@
 - ``floats``: ``bits_of``, ``bit_layout_figure``, ``spacing_figure`` (floating-point formats).
 - ``shapes``: ``pairwise_block_figure``, ``matmul_dims_figure``, ``mask_grid_figure``,
   ``copy_order_figure`` (chapters 4-5: shapes and copy orders).
+- ``layers``: ``shape_flow_figure``, ``conv_size_figure``, ``conv_output_sizes``,
+  ``norm_groups_figure``, ``norm_groups`` (chapter 11: shapes through layers, convolution
+  sizes, which cells a normalisation averages over).
 - ``sweeps``: ``plot_sweep`` (a :class:`tensorlens.measure.Sweep`, cost against size).
 
 Figures import the model and measurement, never the widgets or the classroom tools.
@@ -23,6 +26,8 @@ from .grids import (broadcast_figure, expand_grad_figure, gather_figure, paired_
 from .indexing import picks_figure, repeated_index_figure, where_figure
 from .shapes import (copy_order_figure, mask_grid_figure, matmul_dims_figure,
                      pairwise_block_figure)
+from .layers import (conv_output_sizes, conv_size_figure, norm_groups, norm_groups_figure,
+                     shape_flow_figure)
 from .sweeps import plot_sweep
 
 __all__ = ["Graph", "GraphNode", "autograd_graph", "bit_layout_figure", "bits_of",
@@ -30,4 +35,5 @@ __all__ = ["Graph", "GraphNode", "autograd_graph", "bit_layout_figure", "bits_of
            "expand_grad_figure", "gather_figure", "mask_grid_figure", "matmul_dims_figure",
            "paired_vs_grid_figure", "pairwise_block_figure", "picks_figure", "plot_sweep",
            "repeated_index_figure", "saved_tensor_bytes", "scatter_figure", "spacing_figure",
-           "where_figure"]
+           "where_figure", "conv_output_sizes", "conv_size_figure", "norm_groups",
+           "norm_groups_figure", "shape_flow_figure"]
