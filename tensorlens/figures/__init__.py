@@ -10,8 +10,9 @@
 - ``floats``: ``bits_of``, ``bit_layout_figure``, ``spacing_figure`` (floating-point formats).
 - ``shapes``: ``pairwise_block_figure``, ``matmul_dims_figure``, ``mask_grid_figure``,
   ``copy_order_figure`` (chapters 4-5: shapes and copy orders).
-- ``layers``: ``softmax_first_figure`` (cross-entropy given logits against given softmax
-  outputs), ``module_tensors`` and ``module_tensors_figure`` (what a module registers).
+- ``losses``: ``softmax_first_figure`` (cross-entropy given logits against given softmax
+  outputs); ``modules``: ``module_tensors``, ``module_tensors_figure`` (what a module
+  registers, and what it holds without registering).
 - ``sweeps``: ``plot_sweep`` (a :class:`tensorlens.measure.Sweep`, cost against size).
 
 Figures import the model and measurement, never the widgets or the classroom tools.
@@ -23,7 +24,8 @@ from .graph import Graph, GraphNode, autograd_graph, draw_graph, saved_tensor_by
 from .grids import (broadcast_figure, expand_grad_figure, gather_figure, paired_vs_grid_figure,
                     scatter_figure)
 from .indexing import picks_figure, repeated_index_figure, where_figure
-from .layers import module_tensors, module_tensors_figure, softmax_first_figure
+from .losses import softmax_first_figure
+from .modules import module_tensors, module_tensors_figure
 from .shapes import (copy_order_figure, mask_grid_figure, matmul_dims_figure,
                      pairwise_block_figure)
 from .sweeps import plot_sweep

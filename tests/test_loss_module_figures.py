@@ -1,4 +1,4 @@
-"""tensorlens.figures.layers: the loss curves are torch's, and the module grid sees what torch sees."""
+"""tensorlens.figures.losses and .modules: the loss curves are torch's, and the module grid sees what torch sees."""
 
 import math
 
@@ -11,8 +11,8 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch import nn  # noqa: E402
 
-from tensorlens.figures.layers import (module_tensors, module_tensors_figure,  # noqa: E402
-                                       softmax_first_figure, softmax_first_floor)
+from tensorlens.figures.losses import softmax_first_figure, softmax_first_floor  # noqa: E402
+from tensorlens.figures.modules import module_tensors, module_tensors_figure  # noqa: E402
 
 
 def test_floor_is_the_one_hot_loss():
