@@ -91,7 +91,7 @@ def module_tensors_figure(module, title: str | None = None):
     if not rows:
         raise ValueError("module: it holds no tensors to draw")
     columns = ("parameters()", "buffers()", "state_dict()", "moved by .to()")
-    fig, ax = plt.subplots(figsize=(9.5, 0.42 * len(rows) + 1.1))
+    fig, ax = plt.subplots(figsize=(8, 0.42 * len(rows) + 1.1))
     for r, row in enumerate(rows):
         y = len(rows) - 1 - r
         label = f"{row.name}  {list(row.shape)}"
@@ -104,9 +104,9 @@ def module_tensors_figure(module, title: str | None = None):
             ax.text(c + 0.5, y, "✓" if yes else "✗", ha="center", va="center", fontsize=12,
                     color="#1d5e20" if yes else "#8a1c1c")
     for c, name in enumerate(columns):
-        ax.text(c + 0.5, len(rows) - 0.35, name, ha="center", va="bottom", fontsize=9,
+        ax.text(c + 0.5, len(rows) - 0.35, name, ha="center", va="bottom", fontsize=8,
                 family="monospace")
-    ax.set_xlim(-4.2, len(columns))
+    ax.set_xlim(-3.1, len(columns))
     ax.set_ylim(-0.7, len(rows) + 0.1)
     ax.axis("off")
     if title:
