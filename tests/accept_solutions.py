@@ -1026,6 +1026,81 @@ def clamp_st_ctx_attributes(x, low, high):
 
 # ---------------------------------------------------------------- the list
 
+
+# ---------------------------------------------------------------- layers.class_targets
+
+
+def class_targets_squeeze_dim(labels):
+    return labels.squeeze(1).long()
+
+
+def class_targets_flatten_to(labels):
+    return torch.flatten(labels).to(dtype=torch.long)
+
+
+# ---------------------------------------------------------------- layers.last_steps
+
+
+def last_steps_arange(output, lengths):
+    return output[torch.arange(output.size(0)), lengths - 1]
+
+
+def last_steps_take_along_dim(output, lengths):
+    idx = (lengths - 1)[:, None, None]
+    return torch.take_along_dim(output, idx, dim=1)[:, 0]
+
+
+# ---------------------------------------------------------------- layers.segmentation_loss
+
+
+def segmentation_loss_flatten(logits, target):
+    c = logits.shape[-1]
+    return F.cross_entropy(logits.reshape(-1, c), target.reshape(-1))
+
+
+def segmentation_loss_movedim(logits, target):
+    return torch.nn.CrossEntropyLoss()(torch.movedim(logits, -1, 1), target)
+
+
+def segmentation_loss_nll(logits, target):
+    log_p = F.log_softmax(logits, dim=3)
+    return F.nll_loss(log_p.permute(0, 3, 1, 2), target)
+
+
+# ---------------------------------------------------------------- layers.unregistered
+
+
+def unregistered_named_modules(model):
+    registered = {id(p) for p in model.parameters()}
+    registered |= {id(b) for b in model.buffers()}
+    out = []
+
+    def held_by(layer, name):
+        for n, t in [*layer.named_parameters(), *layer.named_buffers()]:
+            if id(t) not in registered:
+                out.append((f"{name}.{n}", t.numel()))
+        scan(layer, name + ".")
+
+    def scan(root, base):
+        for mod_name, mod in root.named_modules():
+            prefix = base + (mod_name + "." if mod_name else "")
+            for attr, value in mod.__dict__.items():
+                if attr.startswith("_"):
+                    continue
+                if isinstance(value, torch.Tensor):
+                    if id(value) not in registered:
+                        out.append((prefix + attr, value.numel()))
+                elif isinstance(value, (list, tuple)):
+                    for i, item in enumerate(value):
+                        if isinstance(item, torch.Tensor) and id(item) not in registered:
+                            out.append((f"{prefix}{attr}.{i}", item.numel()))
+                        elif isinstance(item, torch.nn.Module):
+                            held_by(item, f"{prefix}{attr}.{i}")
+
+    scan(model, "")
+    return sorted(out, key=lambda pair: pair[0])
+
+
 ALTERNATIVES = {
     "autograd.penalty_grad": ["penalty_grad_backward", "penalty_grad_by_hand",
                               "penalty_grad_func"],
@@ -1095,4 +1170,9 @@ ALTERNATIVES = {
     "saving.strip_module_prefix": ["strip_prefix_slice", "strip_prefix_partition"],
     "saving.snapshot": ["snapshot_bytesio", "snapshot_storages"],
     "saving.safetensors_tensor": ["safetensors_tensor_struct", "safetensors_tensor_numpy"],
+    "layers.class_targets": ["class_targets_squeeze_dim", "class_targets_flatten_to"],
+    "layers.last_steps": ["last_steps_arange", "last_steps_take_along_dim"],
+    "layers.segmentation_loss": ["segmentation_loss_flatten", "segmentation_loss_movedim",
+                                 "segmentation_loss_nll"],
+    "layers.unregistered": ["unregistered_named_modules"],
 }
