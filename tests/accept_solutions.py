@@ -1038,16 +1038,22 @@ def class_targets_flatten_to(labels):
     return torch.flatten(labels).to(dtype=torch.long)
 
 
-# ---------------------------------------------------------------- layers.last_steps
+# ---------------------------------------------------------------- layers.multilabel_loss
 
 
-def last_steps_arange(output, lengths):
-    return output[torch.arange(output.size(0)), lengths - 1]
+def multilabel_loss_mask(logits, labels):
+    real = labels >= 0
+    hot = F.one_hot(labels.clamp(min=0), logits.shape[1]) * real.unsqueeze(-1)
+    target = hot.sum(dim=1).float()
+    return torch.nn.BCEWithLogitsLoss()(logits, target)
 
 
-def last_steps_take_along_dim(output, lengths):
-    idx = (lengths - 1)[:, None, None]
-    return torch.take_along_dim(output, idx, dim=1)[:, 0]
+def multilabel_loss_index_put(logits, labels):
+    target = torch.zeros_like(logits)
+    rows = torch.arange(labels.shape[0]).unsqueeze(1).expand_as(labels)
+    keep = labels.ge(0)
+    target[rows[keep], labels[keep]] = 1.0
+    return F.binary_cross_entropy(torch.sigmoid(logits), target)
 
 
 # ---------------------------------------------------------------- layers.segmentation_loss
@@ -1100,6 +1106,33 @@ def unregistered_named_modules(model):
     scan(model, "")
     return sorted(out, key=lambda pair: pair[0])
 
+
+
+def unregistered_stack(model):
+    """The same walk with an explicit stack of (prefix, object) pairs instead of recursion."""
+    known = set(map(id, model.parameters())) | set(map(id, model.buffers()))
+    found = []
+    stack = [("", model, False)]
+    while stack:
+        prefix, module, in_list = stack.pop()
+        if in_list:
+            for n, t in list(module.named_parameters()) + list(module.named_buffers()):
+                if id(t) not in known:
+                    found.append((prefix + n, t.numel()))
+        for attr, value in vars(module).items():
+            if attr[0] == "_":
+                continue
+            seq = value if isinstance(value, (list, tuple)) else None
+            for i, item in enumerate(seq if seq is not None else [value]):
+                name = prefix + attr + (f".{i}" if seq is not None else "")
+                if isinstance(item, torch.Tensor) and id(item) not in known:
+                    found.append((name, item.numel()))
+                elif seq is not None and isinstance(item, torch.nn.Module):
+                    stack.append((name + ".", item, True))
+        for child, sub in module.named_children():
+            stack.append((prefix + child + ".", sub, False))
+    found.sort()
+    return found
 
 ALTERNATIVES = {
     "autograd.penalty_grad": ["penalty_grad_backward", "penalty_grad_by_hand",
@@ -1171,8 +1204,8 @@ ALTERNATIVES = {
     "saving.snapshot": ["snapshot_bytesio", "snapshot_storages"],
     "saving.safetensors_tensor": ["safetensors_tensor_struct", "safetensors_tensor_numpy"],
     "layers.class_targets": ["class_targets_squeeze_dim", "class_targets_flatten_to"],
-    "layers.last_steps": ["last_steps_arange", "last_steps_take_along_dim"],
+    "layers.multilabel_loss": ["multilabel_loss_mask", "multilabel_loss_index_put"],
     "layers.segmentation_loss": ["segmentation_loss_flatten", "segmentation_loss_movedim",
                                  "segmentation_loss_nll"],
-    "layers.unregistered": ["unregistered_named_modules"],
+    "layers.unregistered": ["unregistered_named_modules", "unregistered_stack"],
 }

@@ -3,8 +3,8 @@
 - ``layers.class_targets``: labels read from a file arrive as a float ``(N, 1)`` column;
   ``cross_entropy`` wants ``int64`` class indices of shape ``(N,)``. ``squeeze()`` without a
   dim would turn a batch of one into a 0-d tensor.
-- ``layers.last_steps``: a padded batch through an RNN; each sequence's output at its own last
-  real step (a gather, chapter 2), not at the batch's last step.
+- ``layers.multilabel_loss``: tags given as padded lists of numbers become the float multi-hot
+  target ``BCEWithLogitsLoss`` reads (a scatter, chapter 2), the ``-1`` padding kept out.
 - ``layers.segmentation_loss`` (the silent bug): logits in channels-last order ``(N, H, W, C)``;
   ``view(N, C, H, W)`` runs and scrambles classes with pixels (chapter 3: a view keeps the
   order of the elements), ``permute`` moves the class dim where the loss reads it.
@@ -71,60 +71,84 @@ def class_targets(labels):
     return out
 
 
-# ---------------------------------------------------------------- last_steps
+# ---------------------------------------------------------------- multilabel_loss
 
 
-def _last_steps_solution(output, lengths):
-    index = (lengths - 1).view(-1, 1, 1).expand(-1, 1, output.shape[2])
-    return output.gather(1, index).squeeze(1)
+def _multilabel_solution(logits, labels):
+    n, c = logits.shape
+    index = labels.masked_fill(labels < 0, c)
+    target = torch.zeros(n, c + 1, dtype=logits.dtype).scatter(1, index, 1.0)[:, :c]
+    return F.binary_cross_entropy_with_logits(logits, target)
 
 
-def _padded(b, t, h, lengths, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    out = torch.randn(b, t, h, generator=g)
-    lengths = torch.tensor(lengths, dtype=torch.int64)
-    steps = torch.arange(t)
-    out[steps >= lengths[:, None]] = 0.0      # what pad_packed_sequence leaves in the padding
-    return out, lengths
+def _tagged(logits, rows):
+    width = max((len(r) for r in rows), default=0)
+    labels = torch.tensor([r + [-1] * (width - len(r)) for r in rows],
+                          dtype=torch.int64).reshape(len(rows), width)
+    return logits, labels
 
 
 @st.composite
-def _rnn_outputs(draw):
-    b, t, h = draw(st.integers(1, 4)), draw(st.integers(1, 5)), draw(st.integers(1, 3))
-    lengths = draw(st.lists(st.integers(1, t), min_size=b, max_size=b))
-    return _padded(b, t, h, lengths, draw(st.integers(0, 100)))
+def _tag_batches(draw):
+    n, c = draw(st.integers(1, 4)), draw(st.integers(1, 5))
+    rows = [sorted(draw(st.sets(st.integers(0, c - 1), max_size=c))) for _ in range(n)]
+    g = torch.Generator().manual_seed(draw(st.integers(0, 100)))
+    return _tagged(torch.randn(n, c, generator=g) * 2, rows)
+
+
+def _padding_as_class_0(logits, labels):
+    c = logits.shape[1]
+    target = F.one_hot(labels.clamp(min=0), c).sum(dim=1).clamp(max=1).to(logits.dtype)
+    return F.binary_cross_entropy_with_logits(logits, target)
+
+
+def _softmax_cross_entropy(logits, labels):
+    n, c = logits.shape
+    index = labels.masked_fill(labels < 0, c)
+    target = torch.zeros(n, c + 1).scatter(1, index, 1.0)[:, :c]
+    return F.cross_entropy(logits, target)
 
 
 @exercise(
-    "layers.last_steps",
-    title="The last real step of each sequence",
-    statement="A batch of `B` sequences, padded to `T` steps, went through an `nn.RNN` with "
-              "`batch_first=True`, and `output` is its `(B, T, H)` output, zeros in the padded "
-              "steps. `lengths` (`int64`, `(B,)`, each between 1 and `T`) holds each sequence's "
-              "real length. Write `last_steps(output, lengths)` that returns the `(B, H)` "
-              "output of each sequence at its own last real step, `output[b, lengths[b] - 1]`, "
-              "without a Python loop.",
-    inputs=_rnn_outputs(),
+    "layers.multilabel_loss",
+    title="A multi-label loss from lists of tags",
+    statement="Each of `N` photos may carry any number of `C` tags. The model returns `logits` "
+              "(float32, `(N, C)`), one independent yes/no score per tag. The data gives each "
+              "photo's tags as a row of `labels` (`int64`, `(N, K)`): distinct tag numbers "
+              "`0 ... C-1`, padded at the end with `-1` to the longest row (`K` may be 0). "
+              "Write `multilabel_loss(logits, labels)` that returns the mean binary "
+              "cross-entropy over all `N * C` scores, the target of a score being 1 when the "
+              "photo has that tag and 0 otherwise, without a Python loop.",
+    inputs=_tag_batches(),
     edge_cases=[
-        _padded(1, 1, 1, [1]),
-        _padded(2, 3, 2, [3, 1]),
-        _padded(3, 4, 2, [2, 4, 1], seed=1),
+        _tagged(torch.tensor([[0.5, -1.0]]), [[]]),
+        _tagged(torch.tensor([[2.0, -1.0, 0.0]]), [[0, 2]]),
+        _tagged(torch.tensor([[1.0, 0.0], [-2.0, 3.0]]), [[1], [0, 1]]),
+        _tagged(torch.tensor([[1.0, 2.0, -1.0], [0.0, 0.5, 4.0]]), [[], [2]]),
     ],
-    hint="`output[:, -1]` is the batch's last step, padding for every shorter sequence. Pick one "
-         "step per row: advanced indexing with `torch.arange(B)` and `lengths - 1`, or `gather` "
-         "along dim 1 with an index of shape `(B, 1, H)` (chapter 2).",
+    hint="`BCEWithLogitsLoss` wants a float target of the logits' own shape, `(N, C)`: build a "
+         "multi-hot tensor from the tag numbers with `scatter` (chapter 2), and keep the `-1` "
+         "padding out of it (send it to a spare column that you drop, or mask it). "
+         "`cross_entropy` would treat the tags of a photo as one distribution over classes.",
     rules=[rules.no_loops()],
-    solution=_last_steps_solution,
-    wrong=[("the batch's last step", lambda output, lengths: output[:, -1]),
-           ("lengths used as positions", lambda output, lengths:
-            output[torch.arange(len(lengths)), lengths.clamp(max=output.shape[1] - 1)])],
+    solution=_multilabel_solution,
+    wrong=[("padding counted as tag 0", _padding_as_class_0),
+           ("cross_entropy with the multi-hot target", _softmax_cross_entropy)],
 )
-def last_steps(output, lengths):
-    """Row b of the result is output[b, lengths[b] - 1] (the specification, a loop)."""
-    out = torch.empty(output.shape[0], output.shape[2], dtype=output.dtype)
-    for b in range(output.shape[0]):
-        out[b] = output[b, lengths[b] - 1]
-    return out
+def multilabel_loss(logits, labels):
+    """mean over n, c of -(t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))), t = 1 for the tags."""
+    n, c = logits.shape
+    target = torch.zeros(n, c)
+    for i in range(n):
+        for tag in labels[i].tolist():
+            if tag >= 0:
+                target[i, tag] = 1.0
+    total = torch.zeros(())
+    for i in range(n):
+        for j in range(c):
+            x, t = logits[i, j], target[i, j]
+            total = total - (t * F.logsigmoid(x) + (1 - t) * F.logsigmoid(-x))
+    return total / (n * c)
 
 
 # ---------------------------------------------------------------- segmentation_loss
