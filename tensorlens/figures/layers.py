@@ -89,7 +89,7 @@ def shape_flow_figure(table, title: str | None = None):
     leaves = _leaves(table)
     step = 1.0
     height = step * (len(leaves) + 1)
-    fig, ax = plt.subplots(figsize=(7.2, 0.62 * height + 0.6))
+    fig, ax = plt.subplots(figsize=(7.2, 0.46 * height + 0.5))
     y = height
     ax.text(0, y, "input " + leaves[0].inputs_text, ha="center", va="center", fontsize=10,
             family="monospace")
@@ -207,7 +207,7 @@ def conv_size_figure(sizes, configs: dict):
     if not sizes:
         raise ValueError("sizes: expected at least one input length")
     fig, ax = plt.subplots(figsize=(8, 4.2))
-    for (label, kwargs), color in zip(configs.items(), _LINES):
+    for index, ((label, kwargs), color) in enumerate(zip(configs.items(), _LINES)):
         if not isinstance(kwargs, dict):
             raise TypeError(f"configs[{label!r}] must be a dict of keyword arguments")
         outs = conv_output_sizes(sizes, **kwargs)
@@ -217,15 +217,16 @@ def conv_size_figure(sizes, configs: dict):
         ax.plot(xs, ys, "o", color=color, markersize=3)
         refused = [s for s, o in zip(sizes, outs) if o is None]
         if refused:
-            ax.plot(refused, [0] * len(refused), "x", color=color, markersize=8,
+            # one row of x per setting, just below 0, so that refusals never hide each other
+            ax.plot(refused, [-0.4 * index] * len(refused), "x", color=color, markersize=7,
                     markeredgewidth=2)
     ax.plot(sizes, sizes, ":", color="grey", linewidth=1, label="out = in")
     ax.set_xlabel("input size H")
     ax.set_ylabel("output size")
-    ax.set_ylim(bottom=-0.8)
+    ax.set_ylim(bottom=-0.4 * len(configs) - 0.3)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=9, loc="upper left")
-    ax.set_title("what comes out of a convolution (x at 0: torch raises)", fontsize=11)
+    ax.set_title("what comes out of a convolution (x below 0: torch raises)", fontsize=11)
     fig.tight_layout()
     return fig
 
