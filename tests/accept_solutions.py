@@ -1026,6 +1026,114 @@ def clamp_st_ctx_attributes(x, low, high):
 
 # ---------------------------------------------------------------- the list
 
+
+# ---------------------------------------------------------------- layers.class_targets
+
+
+def class_targets_squeeze_dim(labels):
+    return labels.squeeze(1).long()
+
+
+def class_targets_flatten_to(labels):
+    return torch.flatten(labels).to(dtype=torch.long)
+
+
+# ---------------------------------------------------------------- layers.multilabel_loss
+
+
+def multilabel_loss_mask(logits, labels):
+    real = labels >= 0
+    hot = F.one_hot(labels.clamp(min=0), logits.shape[1]) * real.unsqueeze(-1)
+    target = hot.sum(dim=1).float()
+    return torch.nn.BCEWithLogitsLoss()(logits, target)
+
+
+def multilabel_loss_index_put(logits, labels):
+    target = torch.zeros_like(logits)
+    rows = torch.arange(labels.shape[0]).unsqueeze(1).expand_as(labels)
+    keep = labels.ge(0)
+    target[rows[keep], labels[keep]] = 1.0
+    return F.binary_cross_entropy(torch.sigmoid(logits), target)
+
+
+# ---------------------------------------------------------------- layers.segmentation_loss
+
+
+def segmentation_loss_flatten(logits, target):
+    c = logits.shape[-1]
+    return F.cross_entropy(logits.reshape(-1, c), target.reshape(-1))
+
+
+def segmentation_loss_movedim(logits, target):
+    return torch.nn.CrossEntropyLoss()(torch.movedim(logits, -1, 1), target)
+
+
+def segmentation_loss_nll(logits, target):
+    log_p = F.log_softmax(logits, dim=3)
+    return F.nll_loss(log_p.permute(0, 3, 1, 2), target)
+
+
+# ---------------------------------------------------------------- layers.unregistered
+
+
+def unregistered_named_modules(model):
+    registered = {id(p) for p in model.parameters()}
+    registered |= {id(b) for b in model.buffers()}
+    out = []
+
+    def held_by(layer, name):
+        for n, t in [*layer.named_parameters(), *layer.named_buffers()]:
+            if id(t) not in registered:
+                out.append((f"{name}.{n}", t.numel()))
+        scan(layer, name + ".")
+
+    def scan(root, base):
+        for mod_name, mod in root.named_modules():
+            prefix = base + (mod_name + "." if mod_name else "")
+            for attr, value in mod.__dict__.items():
+                if attr.startswith("_"):
+                    continue
+                if isinstance(value, torch.Tensor):
+                    if id(value) not in registered:
+                        out.append((prefix + attr, value.numel()))
+                elif isinstance(value, (list, tuple)):
+                    for i, item in enumerate(value):
+                        if isinstance(item, torch.Tensor) and id(item) not in registered:
+                            out.append((f"{prefix}{attr}.{i}", item.numel()))
+                        elif isinstance(item, torch.nn.Module):
+                            held_by(item, f"{prefix}{attr}.{i}")
+
+    scan(model, "")
+    return sorted(out, key=lambda pair: pair[0])
+
+
+
+def unregistered_stack(model):
+    """The same walk with an explicit stack of (prefix, object) pairs instead of recursion."""
+    known = set(map(id, model.parameters())) | set(map(id, model.buffers()))
+    found = []
+    stack = [("", model, False)]
+    while stack:
+        prefix, module, in_list = stack.pop()
+        if in_list:
+            for n, t in list(module.named_parameters()) + list(module.named_buffers()):
+                if id(t) not in known:
+                    found.append((prefix + n, t.numel()))
+        for attr, value in vars(module).items():
+            if attr[0] == "_":
+                continue
+            seq = value if isinstance(value, (list, tuple)) else None
+            for i, item in enumerate(seq if seq is not None else [value]):
+                name = prefix + attr + (f".{i}" if seq is not None else "")
+                if isinstance(item, torch.Tensor) and id(item) not in known:
+                    found.append((name, item.numel()))
+                elif seq is not None and isinstance(item, torch.nn.Module):
+                    stack.append((name + ".", item, True))
+        for child, sub in module.named_children():
+            stack.append((prefix + child + ".", sub, False))
+    found.sort()
+    return found
+
 ALTERNATIVES = {
     "autograd.penalty_grad": ["penalty_grad_backward", "penalty_grad_by_hand",
                               "penalty_grad_func"],
@@ -1095,4 +1203,9 @@ ALTERNATIVES = {
     "saving.strip_module_prefix": ["strip_prefix_slice", "strip_prefix_partition"],
     "saving.snapshot": ["snapshot_bytesio", "snapshot_storages"],
     "saving.safetensors_tensor": ["safetensors_tensor_struct", "safetensors_tensor_numpy"],
+    "layers.class_targets": ["class_targets_squeeze_dim", "class_targets_flatten_to"],
+    "layers.multilabel_loss": ["multilabel_loss_mask", "multilabel_loss_index_put"],
+    "layers.segmentation_loss": ["segmentation_loss_flatten", "segmentation_loss_movedim",
+                                 "segmentation_loss_nll"],
+    "layers.unregistered": ["unregistered_named_modules", "unregistered_stack"],
 }

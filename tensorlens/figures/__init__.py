@@ -13,6 +13,9 @@
 - ``layers``: ``shape_flow_figure``, ``conv_size_figure``, ``conv_output_sizes``,
   ``norm_groups_figure``, ``norm_groups`` (chapter 11: shapes through layers, convolution
   sizes, which cells a normalisation averages over).
+- ``losses``: ``softmax_first_figure`` (cross-entropy given logits against given softmax
+  outputs); ``modules``: ``module_tensors``, ``module_tensors_figure`` (what a module
+  registers, and what it holds without registering).
 - ``sweeps``: ``plot_sweep`` (a :class:`tensorlens.measure.Sweep`, cost against size).
 
 Figures import the model and measurement, never the widgets or the classroom tools.
@@ -28,6 +31,8 @@ from .shapes import (copy_order_figure, mask_grid_figure, matmul_dims_figure,
                      pairwise_block_figure)
 from .layers import (conv_output_sizes, conv_size_figure, norm_groups, norm_groups_figure,
                      shape_flow_figure)
+from .losses import softmax_first_figure
+from .modules import module_tensors, module_tensors_figure
 from .sweeps import plot_sweep
 
 __all__ = ["Graph", "GraphNode", "autograd_graph", "bit_layout_figure", "bits_of",
@@ -36,4 +41,5 @@ __all__ = ["Graph", "GraphNode", "autograd_graph", "bit_layout_figure", "bits_of
            "paired_vs_grid_figure", "pairwise_block_figure", "picks_figure", "plot_sweep",
            "repeated_index_figure", "saved_tensor_bytes", "scatter_figure", "spacing_figure",
            "where_figure", "conv_output_sizes", "conv_size_figure", "norm_groups",
-           "norm_groups_figure", "shape_flow_figure"]
+           "norm_groups_figure", "shape_flow_figure",
+           "module_tensors", "module_tensors_figure", "softmax_first_figure"]
