@@ -10,12 +10,15 @@
 - ``floats``: ``bits_of``, ``bit_layout_figure``, ``spacing_figure`` (floating-point formats).
 - ``shapes``: ``pairwise_block_figure``, ``matmul_dims_figure``, ``mask_grid_figure``,
   ``copy_order_figure`` (chapters 4-5: shapes and copy orders).
+- ``data``: ``image_row_figure``, ``collate_figure``, ``worker_timeline_figure`` (chapter 12:
+  image layouts, samples collated into a batch, what each worker drew).
 - ``sweeps``: ``plot_sweep`` (a :class:`tensorlens.measure.Sweep`, cost against size).
 
 Figures import the model and measurement, never the widgets or the classroom tools.
 """
 
 from .checkpoint import checkpoint_figure
+from .data import collate_figure, image_row_figure, worker_timeline_figure
 from .floats import bit_layout_figure, bits_of, spacing_figure
 from .graph import Graph, GraphNode, autograd_graph, draw_graph, saved_tensor_bytes
 from .grids import (broadcast_figure, expand_grad_figure, gather_figure, paired_vs_grid_figure,
@@ -26,8 +29,9 @@ from .shapes import (copy_order_figure, mask_grid_figure, matmul_dims_figure,
 from .sweeps import plot_sweep
 
 __all__ = ["Graph", "GraphNode", "autograd_graph", "bit_layout_figure", "bits_of",
-           "broadcast_figure", "checkpoint_figure", "copy_order_figure", "draw_graph",
-           "expand_grad_figure", "gather_figure", "mask_grid_figure", "matmul_dims_figure",
+           "broadcast_figure", "checkpoint_figure", "collate_figure", "copy_order_figure",
+           "draw_graph",
+           "expand_grad_figure", "gather_figure", "image_row_figure", "mask_grid_figure", "matmul_dims_figure",
            "paired_vs_grid_figure", "pairwise_block_figure", "picks_figure", "plot_sweep",
            "repeated_index_figure", "saved_tensor_bytes", "scatter_figure", "spacing_figure",
-           "where_figure"]
+           "where_figure", "worker_timeline_figure"]
