@@ -173,7 +173,7 @@ def worker_timeline_figure(draws: dict):
         ax.text(j * 2.2 + 0.5, -0.58, f"worker {worker}", va="center", fontsize=8)
     ax.text(len(workers) * 2.2, -0.58, "red outline: the same number twice", va="center",
             fontsize=8, color="#c0392b")
-    ax.set_xlim(-3.2, width + 0.2)
+    ax.set_xlim(-3.2, max(width + 0.2, len(workers) * 2.2 + 5.2))
     ax.set_ylim(-0.9, len(draws) + 0.1)
     ax.axis("off")
     fig.patch.set_facecolor("white")
