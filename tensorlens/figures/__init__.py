@@ -16,12 +16,15 @@
 - ``losses``: ``softmax_first_figure`` (cross-entropy given logits against given softmax
   outputs); ``modules``: ``module_tensors``, ``module_tensors_figure`` (what a module
   registers, and what it holds without registering).
+- ``data``: ``image_row_figure``, ``collate_figure``, ``worker_timeline_figure`` (chapter 12:
+  image layouts, samples collated into a batch, what each worker drew).
 - ``sweeps``: ``plot_sweep`` (a :class:`tensorlens.measure.Sweep`, cost against size).
 
 Figures import the model and measurement, never the widgets or the classroom tools.
 """
 
 from .checkpoint import checkpoint_figure
+from .data import collate_figure, image_row_figure, worker_timeline_figure
 from .floats import bit_layout_figure, bits_of, spacing_figure
 from .graph import Graph, GraphNode, autograd_graph, draw_graph, saved_tensor_bytes
 from .grids import (broadcast_figure, expand_grad_figure, gather_figure, paired_vs_grid_figure,
@@ -35,11 +38,11 @@ from .losses import softmax_first_figure
 from .modules import module_tensors, module_tensors_figure
 from .sweeps import plot_sweep
 
-__all__ = ["Graph", "GraphNode", "autograd_graph", "bit_layout_figure", "bits_of",
-           "broadcast_figure", "checkpoint_figure", "copy_order_figure", "draw_graph",
-           "expand_grad_figure", "gather_figure", "mask_grid_figure", "matmul_dims_figure",
+__all__ = ["autograd_graph", "bit_layout_figure", "bits_of", "broadcast_figure",
+           "checkpoint_figure", "collate_figure", "conv_output_sizes", "conv_size_figure",
+           "copy_order_figure", "draw_graph", "expand_grad_figure", "gather_figure", "Graph",
+           "GraphNode", "image_row_figure", "mask_grid_figure", "matmul_dims_figure",
+           "module_tensors", "module_tensors_figure", "norm_groups", "norm_groups_figure",
            "paired_vs_grid_figure", "pairwise_block_figure", "picks_figure", "plot_sweep",
-           "repeated_index_figure", "saved_tensor_bytes", "scatter_figure", "spacing_figure",
-           "where_figure", "conv_output_sizes", "conv_size_figure", "norm_groups",
-           "norm_groups_figure", "shape_flow_figure",
-           "module_tensors", "module_tensors_figure", "softmax_first_figure"]
+           "repeated_index_figure", "saved_tensor_bytes", "scatter_figure", "shape_flow_figure",
+           "softmax_first_figure", "spacing_figure", "where_figure", "worker_timeline_figure"]
