@@ -135,6 +135,7 @@ function render({ model, el }) {
   const rounding = h("span", { class: "tl-fb-rounding" });
   const spacing = h("span", { class: "tl-fb-spacing" });
   const codeEl = h("code", { class: "tl-fb-code" });
+  const layout = h("span", { class: "tl-fb-layout" });
   const noteEl = h("div", { class: "tl-fb-note" });
   const live = h("div", { class: "tl-sr-only tl-fb-live", role: "status", "aria-live": "polite" });
   const row = (label, node) => [h("dt", { text: label }), h("dd", {}, [node])];
@@ -147,6 +148,7 @@ function render({ model, el }) {
     message,
     h("div", { class: "tl-fb-scroll" }, [fields, bitsRow]),
     h("dl", { class: "tl-fb-readout" }, [
+      ...row("layout", layout),
       ...row("stored", h("span", {}, [value, h("span", { text: " " }), kind])),
       ...row("formula", formulaEl),
       ...row("rounding error", rounding),
@@ -200,12 +202,16 @@ function render({ model, el }) {
       return button;
     });
     bitsRow.replaceChildren(...buttons);
-    const span = (field, count, text) => h("span", { class: "tl-fb-group", "data-field": field, style: `width: ${count * 22 + (count - 1) * 2}px` }, [h("span", { text })]);
+    const span = (field, count, text) => h("span", { class: "tl-fb-group", "data-field": field, style: `width: ${count * 21 - 2}px` }, [h("span", { text })]);
+    // The long label where it fits above its bits (about 6.5 px a character at 11 px).
+    const label = (count, long, short) => (long.length * 6.5 <= count * 21 ? long : short);
     fields.replaceChildren(
       span("sign", 1, "s"),
-      span("exponent", f.exponentBits, `exponent (${f.exponentBits} bits, bias ${bias(f)})`),
-      span("mantissa", f.mantissaBits, `mantissa (${f.mantissaBits} bits)`),
+      span("exponent", f.exponentBits, label(f.exponentBits, "exponent", "exp")),
+      span("mantissa", f.mantissaBits, label(f.mantissaBits, "mantissa", "man")),
     );
+    layout.textContent = `1 sign + ${f.exponentBits} exponent (bias ${bias(f)}) + ${f.mantissaBits} mantissa bits` +
+      (f.hasInf ? "" : "; no inf");
   }
 
   format.addEventListener("change", () => {

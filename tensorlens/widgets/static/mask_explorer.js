@@ -111,6 +111,7 @@ function render({ model, el }) {
       h("span", { class: "tl-mx-key", "data-attend": "yes", text: "the key takes part" }),
       h("span", { class: "tl-mx-key", "data-attend": "no", text: "the key is masked" }),
       h("span", { class: "tl-mx-key", "data-nan": "true", text: "no key left: NaN after softmax" }),
+      h("span", { class: "tl-mx-keynote", text: "weight each: what softmax gives each key when all scores are equal" }),
     ]),
     live,
   );
