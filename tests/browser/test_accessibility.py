@@ -22,7 +22,7 @@ CHECKED_PAGES = [p for p in PAGES if is_checked(PurePosixPath(p).stem)]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa"]
 BLOCKING = {"serious", "critical"}
-WIDGETS = ".tl-se, .tl-bx, .tl-quiz"
+WIDGETS = ".tl-se, .tl-bx, .tl-mx, .tl-fb, .tl-quiz"
 THEMES = ["light", "dark"]
 
 RUN_AXE = """
