@@ -3,9 +3,9 @@
 The rooms, in the one direction imports may go (a room imports only those above it):
 
 - the model and measurement, at the top: ``layout`` (``View``, a pure model of strided views that
-  agrees with torch), ``broadcast`` (``explain_broadcast``, the rule step by step), ``masks`` (attention masks from
-  lengths), ``float_bits`` (float formats bit by bit) and
-  ``measure`` (storage bytes, shared storage, allocations, timing);
+  agrees with torch), ``broadcast`` (``explain_broadcast``, the rule step by step), ``masks``
+  (attention masks from lengths), ``float_bits`` (float formats bit by bit) and ``measure``
+  (storage bytes, shared storage, allocations, timing);
 - ``figures/``: matplotlib pictures (grids of values, the autograd graph, float formats, sweeps);
 - ``widgets/``: the explorers and the quiz, with their JS and CSS in ``widgets/static/``;
 - ``exercises/``: ``check`` and the ``EXERCISES`` registry, one module per chapter;

@@ -186,7 +186,9 @@ function render({ model, el }) {
         tabindex: i === focusIndex ? "0" : "-1",
       });
       button.addEventListener("click", () => {
+        buttons[focusIndex].tabIndex = -1;
         focusIndex = i;
+        button.tabIndex = 0;
         flip(i);
       });
       button.addEventListener("keydown", (event) => {

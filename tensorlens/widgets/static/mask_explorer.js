@@ -95,8 +95,8 @@ function render({ model, el }) {
       ]),
       h("span", { class: "tl-mx-field" }, [h("label", { for: id("len"), text: "L" }), seqLen]),
       h("span", { class: "tl-mx-field" }, [causal, h("label", { for: id("causal"), text: "causal" })]),
-      h("fieldset", { class: "tl-mx-field tl-mx-means" }, [
-        h("legend", { text: "convention" }),
+      h("span", { class: "tl-mx-field tl-mx-means", role: "radiogroup", "aria-labelledby": id("means") }, [
+        h("span", { id: id("means"), text: "convention:" }),
         ...radios.flatMap((radio) => [
           radio,
           h("label", { for: radio.id, text: `${radio.value}: ${MEANS[radio.value].label}` }),
@@ -219,13 +219,13 @@ function render({ model, el }) {
     code.textContent = `lengths = torch.tensor([${outcome.lengths.join(", ")}])\n${masks.code}`;
     const parts = [
       section("padding", "key-padding mask", masks.shapes.padding,
-        keep ? "(True = real key)" : "(True = padding, ignored)",
+        keep ? "(True = real key)" : "(True = padding)",
         [grid("padding", "key-padding mask", masks.shapes.padding, masks.padding,
           (b) => ({ short: `seq ${b}`, long: `sequence ${b}` }), attendOf)]),
     ];
     if (masks.causal) {
       parts.push(section("causal", "causal mask", masks.shapes.causal,
-        keep ? "(True = key at or before the query)" : "(True = a future key, ignored)",
+        keep ? "(True = key ≤ query)" : "(True = future key)",
         [grid("causal", "causal mask", masks.shapes.causal, masks.causal,
           (i) => ({ short: `q ${i}`, long: `query ${i}` }), attendOf)]));
     }
