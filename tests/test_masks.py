@@ -153,3 +153,17 @@ def test_bundled_modules_load_in_node(tmp_path):
          " console.log(typeof m.default.render); }"],
         capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.split() == ["function", "function"]
+
+
+def test_the_new_explorers_take_their_colours_from_frame_css():
+    """frame_css rewrites frame.css's widget selectors only: every colour and rule stays."""
+    from tensorlens.widgets._esm import STATIC, _FRAME_SELECTORS, frame_css
+
+    text = (STATIC / "frame.css").read_text()
+    colours = [line for line in text.splitlines() if line.strip().startswith("--tl-")]
+    for root in (".tl-mx", ".tl-fb"):
+        out = frame_css(root)
+        assert out.count(root) == len(_FRAME_SELECTORS.findall(text)) >= 6
+        assert [line for line in out.splitlines() if line.strip().startswith("--tl-")] == colours
+    with pytest.raises(ValueError, match="root must be a class selector"):
+        frame_css("tl-mx")

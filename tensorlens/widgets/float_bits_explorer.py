@@ -20,7 +20,7 @@ from __future__ import annotations
 import anywidget
 import traitlets
 
-from ._esm import load_css, load_esm
+from ._esm import frame_css, load_css, load_esm
 from ..float_bits import FORMATS, bit_string, decode, encode, parse_number
 
 __all__ = ["FloatBitsExplorer"]
@@ -60,7 +60,7 @@ class FloatBitsExplorer(anywidget.AnyWidget):
     """
 
     _esm = load_esm("float_bits_explorer.js")
-    _css = load_css("frame.css", "float_bits_explorer.css")
+    _css = frame_css(".tl-fb") + "\n" + load_css("float_bits_explorer.css")
 
     dtype = traitlets.Unicode("float16").tag(sync=True)
     text = traitlets.Unicode("").tag(sync=True)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import anywidget
 import traitlets
 
-from ._esm import load_css, load_esm
+from ._esm import frame_css, load_css, load_esm
 from ..masks import CONVENTIONS, build_masks, check_sizes, parse_lengths
 
 __all__ = ["MaskExplorer"]
@@ -66,7 +66,7 @@ class MaskExplorer(anywidget.AnyWidget):
     """
 
     _esm = load_esm("mask_explorer.js")
-    _css = load_css("frame.css", "mask_explorer.css")
+    _css = frame_css(".tl-mx") + "\n" + load_css("mask_explorer.css")
 
     lengths = traitlets.Unicode("").tag(sync=True)
     seq_len = traitlets.Unicode("").tag(sync=True)
