@@ -3,9 +3,10 @@
 The rooms, in the one direction imports may go (a room imports only those above it):
 
 - the model and measurement, at the top: ``layout`` (``View``, a pure model of strided views that
-  agrees with torch), ``broadcast`` (``explain_broadcast``, the rule step by step) and
-  ``measure`` (storage bytes, shared storage, allocations, timing), ``shape_flow``
-  (``shape_table``: each submodule's input and output shapes in one forward pass);
+  agrees with torch), ``broadcast`` (``explain_broadcast``, the rule step by step), ``masks``
+  (attention masks from lengths), ``float_bits`` (float formats bit by bit), ``measure``
+  (storage bytes, shared storage, allocations, timing) and ``shape_flow`` (``shape_table``:
+  each submodule's input and output shapes in one forward pass);
 - ``figures/``: matplotlib pictures (grids of values, the autograd graph, float formats, sweeps);
 - ``widgets/``: the explorers and the quiz, with their JS and CSS in ``widgets/static/``;
 - ``exercises/``: ``check`` and the ``EXERCISES`` registry, one module per chapter;
@@ -33,6 +34,8 @@ _EXPORTS = {
     "ShapeTable": "shape_flow",
     "StrideExplorer": "widgets.stride_explorer",
     "BroadcastExplorer": "widgets.broadcast_explorer",
+    "MaskExplorer": "widgets.mask_explorer",
+    "FloatBitsExplorer": "widgets.float_bits_explorer",
     "Quiz": "widgets.quiz",
     "check": "exercises",
     "EXERCISES": "exercises",

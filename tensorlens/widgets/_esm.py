@@ -5,7 +5,10 @@ Contract: ``load_esm(name)`` returns the text of ``static/<name>`` with every li
 the same way, each file at most once) plus ``const c = b;`` for renamed imports. The static book
 has no module server, so a widget's ``_esm`` cannot import anything; only relative named imports
 are allowed, and any other ``import`` raises ``ValueError``. ``load_css(*names)`` reads
-stylesheets and joins them (the widgets' shared ``frame.css`` first).
+stylesheets and joins them (the widgets' shared ``frame.css`` first). ``frame_css(root)`` is
+``frame.css`` with its widget selectors (``.tl-se``, ``.tl-bx``, ``.tl-quiz``) replaced by
+``root`` (``".tl-mx"``): a newer widget gets the same colours and frame from the one file,
+without changing the text of the CSS that notebooks executed earlier store in their widget state.
 """
 
 from __future__ import annotations
@@ -39,3 +42,15 @@ def load_esm(name: str, static_dir: Path = STATIC, _seen: set | None = None) -> 
 def load_css(*names: str, static_dir: Path = STATIC) -> str:
     """Return the text of the stylesheets ``static_dir/name``, one after the other."""
     return "\n".join((Path(static_dir) / name).read_text(encoding="utf-8") for name in names)
+
+
+# The selector lists of frame.css: ".tl-se, .tl-bx, .tl-quiz" and ".tl-se, .tl-bx".
+_FRAME_SELECTORS = re.compile(r"\.tl-se, \.tl-bx(?:, \.tl-quiz)?")
+
+
+def frame_css(root: str, static_dir: Path = STATIC) -> str:
+    """``frame.css`` for a widget whose root element has the class ``root`` (see module docstring)."""
+    if not re.fullmatch(r"\.tl-[a-z]+", root):
+        raise ValueError(f"root must be a class selector such as '.tl-mx', got {root!r}")
+    text = (Path(static_dir) / "frame.css").read_text(encoding="utf-8")
+    return _FRAME_SELECTORS.sub(root, text)

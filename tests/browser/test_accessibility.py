@@ -28,10 +28,11 @@ CHECKED_PAGES = [p for p in PAGES if is_checked(PurePosixPath(p).stem)]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa"]
 BLOCKING = {"serious", "critical"}
-WIDGET_KINDS = (".tl-se", ".tl-bx", ".tl-quiz")
+WIDGET_KINDS = (".tl-se", ".tl-bx", ".tl-mx", ".tl-fb", ".tl-quiz")
 WIDGETS = ", ".join(WIDGET_KINDS)
 #: what makes each kind in a notebook
-WIDGET_CONSTRUCTORS = ("tl.StrideExplorer", "tl.BroadcastExplorer", "tl.Quiz")
+WIDGET_CONSTRUCTORS = ("tl.StrideExplorer", "tl.BroadcastExplorer", "tl.MaskExplorer",
+                       "tl.FloatBitsExplorer", "tl.Quiz")
 #: the axe rules whose verdict depends on the colours (the rest read the document only)
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 

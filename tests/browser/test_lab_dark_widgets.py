@@ -1,7 +1,7 @@
 """The explorers read well in JupyterLab's dark theme, live (a kernel runs the cell).
 
 JupyterLab starts from the venv with its theme set to "JupyterLab Dark" in its user settings, on
-a notebook whose one cell shows a StrideExplorer and a BroadcastExplorer. The test runs the cell
+a notebook whose one cell shows each explorer (stride, broadcast, mask, float bits). The test runs the cell
 with Shift+Enter, then checks that each widget took the dark colours (light text on a dark
 surface, contrast at least 4.5:1), that the StrideExplorer drew its cells for a dark page, and
 that axe-core finds no serious or critical WCAG 2 A/AA violation inside the widgets. Screenshots
@@ -21,6 +21,8 @@ import tensorlens as tl
 from IPython.display import display
 display(tl.StrideExplorer(torch.arange(12).view(3, 4)))
 display(tl.BroadcastExplorer((3, 1), (1, 5)))
+display(tl.MaskExplorer([4, 0, 3]))
+display(tl.FloatBitsExplorer(0.1, "float16"))
 """
 
 COLOURS = """el => {
@@ -37,7 +39,7 @@ COLOURS = """el => {
 
 AXE_IN_WIDGETS = """
 async (tags) => {
-  const result = await axe.run({ include: [[".tl-se"], [".tl-bx"]] }, {
+  const result = await axe.run({ include: [[".tl-se"], [".tl-bx"], [".tl-mx"], [".tl-fb"]] }, {
     runOnly: { type: "tag", values: tags },
     resultTypes: ["violations"],
   });
@@ -76,8 +78,9 @@ def test_explorers_in_jupyterlab_dark_theme(tmp_path, browser, screenshots):
                 page.screenshot(path=str(screenshots / "jupyterlab-dark-failed.png"))
                 raise
             page.wait_for_selector(".tl-bx .tl-bx-result", timeout=30_000)
+            page.wait_for_selector(".tl-fb .tl-fb-bit", timeout=30_000)
             assert page.evaluate("document.body.dataset.jpThemeLight") == "false"
-            for selector in (".tl-se", ".tl-bx"):
+            for selector in (".tl-se", ".tl-bx", ".tl-mx", ".tl-fb"):
                 widget = page.locator(selector).first
                 widget.scroll_into_view_if_needed()
                 colours = widget.evaluate(COLOURS)

@@ -1,0 +1,56 @@
+// Checks tensorlens/widgets/static/mask_rule.js against torch: every expected mask comes from
+// tests/js/fixtures/masks.json, written by scripts/make_mask_fixtures.py with torch.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+
+import { buildMasks, formatShape, parseLengths, sizeError } from "../../tensorlens/widgets/static/mask_rule.js";
+
+const fixtures = JSON.parse(readFileSync(new URL("./fixtures/masks.json", import.meta.url), "utf8"));
+
+test("fixtures cover both conventions, causal or not, and empty sequences", () => {
+  const cases = fixtures.cases;
+  assert.ok(cases.length >= 100);
+  for (const convention of ["sdpa", "mha"]) {
+    for (const causal of [true, false]) assert.ok(cases.some((c) => c.convention === convention && c.causal === causal));
+  }
+  assert.ok(cases.some((c) => c.fully_masked.length > 0));
+  assert.ok(cases.some((c) => c.lengths.includes(0) && c.causal));
+});
+
+test("buildMasks draws the masks torch builds", () => {
+  for (const c of fixtures.cases) {
+    const label = `${c.lengths} L=${c.L} ${c.causal} ${c.convention}`;
+    const m = buildMasks(c.lengths, c.L, c.causal, c.convention);
+    assert.deepEqual(m.padding, c.padding, label);
+    assert.deepEqual(m.causal, c.causal_mask, label);
+    assert.deepEqual(m.combined, c.combined, label);
+    assert.deepEqual(m.shapes.combined, c.shape, label);
+    assert.deepEqual(m.allowed, c.allowed, label);
+    assert.deepEqual(m.fullyMasked, c.fully_masked, label);
+    assert.equal(m.code, c.code, label);
+  }
+});
+
+test("parseLengths reads what a reader types, and rejects the rest", () => {
+  for (const { text, lengths } of fixtures.parse) {
+    const out = parseLengths(text);
+    if (lengths === null) {
+      assert.equal(out.ok, false, JSON.stringify(text));
+      assert.ok(out.error.length > 0);
+    } else {
+      assert.deepEqual(out, { ok: true, lengths }, JSON.stringify(text));
+    }
+  }
+  assert.match(parseLengths("4, -1").error, /negative/);
+});
+
+test("sizes out of range say which", () => {
+  assert.equal(sizeError([4, 2], 4), "");
+  assert.equal(sizeError([5, 2], 4), "lengths[0] is 5, longer than L = 4");
+  assert.equal(sizeError([1], 13), "L must be between 1 and 12, got 13");
+  assert.equal(sizeError([1], 0), "L must be between 1 and 12, got 0");
+  assert.equal(sizeError([1, 1, 1, 1, 1, 1, 1], 2), "lengths: give 1 to 6 sequences, got 7");
+  assert.equal(formatShape([3, 1, 4, 4]), "(3, 1, 4, 4)");
+  assert.equal(formatShape([3]), "(3,)");
+});
