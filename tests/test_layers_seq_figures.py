@@ -14,7 +14,7 @@ from tensorlens.figures import (embedding_lookup_figure, mask_conventions_figure
 
 def _texts(fig):
     return [t.get_text() for ax in fig.axes for t in ax.texts] + \
-        [ax.get_title() for ax in fig.axes] + [fig._suptitle.get_text() if fig._suptitle else ""]
+        [ax.get_title() for ax in fig.axes] + [t.get_text() for t in fig.texts]
 
 
 @pytest.mark.parametrize("make", [

@@ -108,7 +108,7 @@ def embedding_lookup_figure(ids: torch.Tensor, weight: torch.Tensor):
 
     height = max(rows, len(flat), grid.shape[0]) + 1.8
     fig, (left, middle, right) = plt.subplots(
-        1, 3, figsize=(10.5, 0.42 * height + 1.4), layout="constrained",
+        1, 3, figsize=(8.6, 0.42 * height + 1.5), layout="constrained",
         gridspec_kw={"width_ratios": [grid.shape[1] + 1.5, dim + 2.5, dim + 4.5]})
     top = height - 1.5
     # the ids, each coloured by the row it picks
@@ -120,30 +120,30 @@ def embedding_lookup_figure(ids: torch.Tensor, weight: torch.Tensor):
     left.set_ylim(-0.5, height)
     _plain(left)
     left.set_title(f"ids {tuple(ids.shape)}\n{str(ids.dtype).replace('torch.', '')}",
-                   fontsize=10)
+                   fontsize=11)
     # the table: picked rows coloured, the others grey
     used = set(flat)
     for i in range(rows):
         face = _PALETTE[i % 10] if i in used else _UNUSED
         for j in range(dim):
-            _cell(middle, j + 1.2, top - 1 - i, face, f"{weight[i, j].item():.1f}", 8)
-        middle.text(0.9, top - 0.5 - i, f"row {i}", ha="right", va="center", fontsize=8)
+            _cell(middle, j + 1.2, top - 1 - i, face, f"{weight[i, j].item():.1f}", 9)
+        middle.text(0.9, top - 0.5 - i, f"row {i}", ha="right", va="center", fontsize=9)
     middle.set_xlim(-0.9, dim + 1.6)
     middle.set_ylim(-0.5, height)
     _plain(middle)
-    middle.set_title(f"weight ({rows}, {dim})\nrows picked: {sorted(used)}", fontsize=10)
+    middle.set_title(f"weight ({rows}, {dim})\nrows picked: {sorted(used)}", fontsize=11)
     # the output: one row of weight per id, in the order of ids
     for n, (i, pos) in enumerate(zip(flat, positions)):
         for j in range(dim):
-            _cell(right, j + 2.6, top - 1 - n, _PALETTE[i % 10], f"{out[pos][j].item():.1f}", 8)
+            _cell(right, j + 2.6, top - 1 - n, _PALETTE[i % 10], f"{out[pos][j].item():.1f}", 9)
         label = ", ".join(map(str, pos))
         right.text(2.4, top - 0.5 - n, f"[{label}] = row {i}", ha="right", va="center",
-                   fontsize=8)
+                   fontsize=9)
     right.set_xlim(-1.4, dim + 3.0)
     right.set_ylim(-0.5, height)
     _plain(right)
     right.set_title(f"embedding(ids) {tuple(out.shape)}\n= ids.shape + (embedding_dim,)",
-                    fontsize=10)
+                    fontsize=11)
     return fig
 
 
@@ -187,7 +187,7 @@ def rnn_shapes_figure(seq_len: int = 4, num_layers: int = 2, bidirectional: bool
 
     cw, ch = 1.6, 0.9          # one cell per (layer, step); split in two when bidirectional
     gap = 0.55
-    fig, ax = plt.subplots(figsize=(1.45 * seq_len + 4.2, 1.25 * num_layers + 2.6),
+    fig, ax = plt.subplots(figsize=(1.2 * seq_len + 3.2, 1.0 * num_layers + 2.0),
                            layout="constrained")
     for layer in range(num_layers):
         y = layer * (ch + gap)
@@ -202,11 +202,11 @@ def rnn_shapes_figure(seq_len: int = 4, num_layers: int = 2, bidirectional: bool
                 arrow = "→" if k == 0 else "←"
                 text = f"{arrow}\nh_n[{layer * d + k}]" if final else arrow
                 ax.text(x0 + (k + 0.5) * cw / d, y + ch / 2, text, ha="center", va="center",
-                        fontsize=8, color=_FINAL if final else "black")
-        ax.text(-0.25, y + ch / 2, f"layer {layer}", ha="right", va="center", fontsize=9)
+                        fontsize=9, color=_FINAL if final else "black")
+        ax.text(-0.25, y + ch / 2, f"layer {layer}", ha="right", va="center", fontsize=10)
     for t in range(seq_len):
         x0 = t * (cw + 0.45)
-        ax.text(x0 + cw / 2, -0.35, f"x[t={t}]", ha="center", va="top", fontsize=8)
+        ax.text(x0 + cw / 2, -0.35, f"t={t}", ha="center", va="top", fontsize=9)
         ax.add_patch(FancyArrowPatch((x0 + cw / 2, -0.3), (x0 + cw / 2, 0.0),
                                      arrowstyle="-|>", mutation_scale=8, color=_EDGE))
     top = (num_layers - 1) * (ch + gap) + ch
@@ -214,15 +214,16 @@ def rnn_shapes_figure(seq_len: int = 4, num_layers: int = 2, bidirectional: bool
     ax.plot([0, width], [top + 0.2] * 2, color="#2e7d32", lw=3)
     index = "output[:, t]" if batch_first else "output[t]"
     ax.text(width / 2, top + 0.3, f"output: the last layer at every step ({index})",
-            ha="center", va="bottom", fontsize=9, color="#2e7d32")
+            ha="center", va="bottom", fontsize=10, color="#2e7d32")
     ax.set_xlim(-1.4, width + 0.3)
     ax.set_ylim(-0.9, top + 0.8)
     _plain(ax)
-    direction = "  (blue → forward, orange ← backward)" if bidirectional else ""
+    direction = "\nblue → forward, orange ← backward" if bidirectional else ""
     ax.set_title(
-        f"input {dims}H_in) = {tuple(x.shape)}   output {dims}D*H_out) = "
-        f"{tuple(output.shape)}\nh_n (D*num_layers, N, H_out) = {tuple(h_n.shape)}, "
-        f"batch_first={batch_first}; red: the final states{direction}", fontsize=9)
+        f"batch_first={batch_first}: input {dims}H_in) = {tuple(x.shape)}\n"
+        f"output {dims}D*H_out) = {tuple(output.shape)}\n"
+        f"h_n (D*num_layers, N, H_out) = {tuple(h_n.shape)}\n"
+        f"red: the final states, each with its index in h_n{direction}", fontsize=10)
     return fig
 
 
@@ -260,21 +261,21 @@ def mask_conventions_figure(lengths, num_keys: int = 5):
     panels = [("F.scaled_dot_product_attention\nattn_mask = keep: True = takes part", keep),
               ("nn.MultiheadAttention\nkey_padding_mask = ~keep: True = ignored", ~keep)]
     rows = len(lengths)
-    fig, axes = plt.subplots(1, 2, figsize=(0.62 * num_keys * 2 + 3.6, 0.55 * rows + 1.9),
+    fig, axes = plt.subplots(1, 2, figsize=(0.45 * num_keys * 2 + 2.6, 0.45 * rows + 1.6),
                              layout="constrained")
     for ax, (title, mask) in zip(axes, panels):
         for b in range(rows):
             for j in range(num_keys):
                 face = _KEEP if keep[b, j] else _IGNORE
                 _cell(ax, j, rows - 1 - b, face, "T" if mask[b, j] else "F", 10)
-            ax.text(-0.2, rows - 0.5 - b, f"sample {b}", ha="right", va="center", fontsize=8)
+            ax.text(-0.2, rows - 0.5 - b, f"sample {b}", ha="right", va="center", fontsize=10)
         for j in range(num_keys):
-            ax.text(j + 0.5, -0.25, str(j), ha="center", va="top", fontsize=8)
-        ax.text(num_keys / 2, -0.75, "key", ha="center", va="top", fontsize=8)
-        ax.set_xlim(-1.8, num_keys + 0.2)
+            ax.text(j + 0.5, -0.25, str(j), ha="center", va="top", fontsize=10)
+        ax.text(num_keys / 2, -0.8, "key", ha="center", va="top", fontsize=10)
+        ax.set_xlim(-2.0, num_keys + 0.2)
         ax.set_ylim(-1.1, rows + 0.1)
         _plain(ax)
-        ax.set_title(title, fontsize=9)
-    fig.suptitle("green: the key takes part, grey: it is ignored (the same in both)",
-                 fontsize=9)
+        ax.set_title(title, fontsize=10)
+    fig.supxlabel("green: the key takes part, grey: it is ignored (the same in both)",
+                  fontsize=10)
     return fig
