@@ -4,7 +4,8 @@ The rooms, in the one direction imports may go (a room imports only those above 
 
 - the model and measurement, at the top: ``layout`` (``View``, a pure model of strided views that
   agrees with torch), ``broadcast`` (``explain_broadcast``, the rule step by step) and
-  ``measure`` (storage bytes, shared storage, allocations, timing);
+  ``measure`` (storage bytes, shared storage, allocations, timing), ``shape_flow``
+  (``shape_table``: each submodule's input and output shapes in one forward pass);
 - ``figures/``: matplotlib pictures (grids of values, the autograd graph, float formats, sweeps);
 - ``widgets/``: the explorers and the quiz, with their JS and CSS in ``widgets/static/``;
 - ``exercises/``: ``check`` and the ``EXERCISES`` registry, one module per chapter;
@@ -28,6 +29,8 @@ _EXPORTS = {
     "explain_broadcast": "broadcast",
     "BroadcastError": "broadcast",
     "BroadcastPlan": "broadcast",
+    "shape_table": "shape_flow",
+    "ShapeTable": "shape_flow",
     "StrideExplorer": "widgets.stride_explorer",
     "BroadcastExplorer": "widgets.broadcast_explorer",
     "Quiz": "widgets.quiz",

@@ -10,6 +10,9 @@
 - ``floats``: ``bits_of``, ``bit_layout_figure``, ``spacing_figure`` (floating-point formats).
 - ``shapes``: ``pairwise_block_figure``, ``matmul_dims_figure``, ``mask_grid_figure``,
   ``copy_order_figure`` (chapters 4-5: shapes and copy orders).
+- ``layers``: ``shape_flow_figure``, ``conv_size_figure``, ``conv_output_sizes``,
+  ``norm_groups_figure``, ``norm_groups`` (chapter 11: shapes through layers, convolution
+  sizes, which cells a normalisation averages over).
 - ``layers_seq``: ``embedding_lookup_figure``, ``rnn_shapes_figure``,
   ``mask_conventions_figure`` (chapter 11: embeddings, recurrent layers, attention masks).
 - ``sweeps``: ``plot_sweep`` (a :class:`tensorlens.measure.Sweep`, cost against size).
@@ -23,6 +26,8 @@ from .graph import Graph, GraphNode, autograd_graph, draw_graph, saved_tensor_by
 from .grids import (broadcast_figure, expand_grad_figure, gather_figure, paired_vs_grid_figure,
                     scatter_figure)
 from .indexing import picks_figure, repeated_index_figure, where_figure
+from .layers import (conv_output_sizes, conv_size_figure, norm_groups, norm_groups_figure,
+                     shape_flow_figure)
 from .layers_seq import embedding_lookup_figure, mask_conventions_figure, rnn_shapes_figure
 from .shapes import (copy_order_figure, mask_grid_figure, matmul_dims_figure,
                      pairwise_block_figure)
@@ -34,4 +39,5 @@ __all__ = ["Graph", "GraphNode", "autograd_graph", "bit_layout_figure", "bits_of
            "mask_conventions_figure", "mask_grid_figure", "matmul_dims_figure",
            "paired_vs_grid_figure", "pairwise_block_figure", "picks_figure", "plot_sweep",
            "repeated_index_figure", "rnn_shapes_figure", "saved_tensor_bytes",
-           "scatter_figure", "spacing_figure", "where_figure"]
+           "scatter_figure", "spacing_figure", "where_figure", "conv_output_sizes",
+           "conv_size_figure", "norm_groups", "norm_groups_figure", "shape_flow_figure"]
