@@ -13,6 +13,8 @@
 - ``layers``: ``shape_flow_figure``, ``conv_size_figure``, ``conv_output_sizes``,
   ``norm_groups_figure``, ``norm_groups`` (chapter 11: shapes through layers, convolution
   sizes, which cells a normalisation averages over).
+- ``layers_seq``: ``embedding_lookup_figure``, ``rnn_shapes_figure``,
+  ``mask_conventions_figure`` (chapter 11: embeddings, recurrent layers, attention masks).
 - ``losses``: ``softmax_first_figure`` (cross-entropy given logits against given softmax
   outputs); ``modules``: ``module_tensors``, ``module_tensors_figure`` (what a module
   registers, and what it holds without registering).
@@ -30,19 +32,21 @@ from .graph import Graph, GraphNode, autograd_graph, draw_graph, saved_tensor_by
 from .grids import (broadcast_figure, expand_grad_figure, gather_figure, paired_vs_grid_figure,
                     scatter_figure)
 from .indexing import picks_figure, repeated_index_figure, where_figure
-from .shapes import (copy_order_figure, mask_grid_figure, matmul_dims_figure,
-                     pairwise_block_figure)
 from .layers import (conv_output_sizes, conv_size_figure, norm_groups, norm_groups_figure,
                      shape_flow_figure)
+from .layers_seq import embedding_lookup_figure, mask_conventions_figure, rnn_shapes_figure
 from .losses import softmax_first_figure
 from .modules import module_tensors, module_tensors_figure
+from .shapes import (copy_order_figure, mask_grid_figure, matmul_dims_figure,
+                     pairwise_block_figure)
 from .sweeps import plot_sweep
 
 __all__ = ["autograd_graph", "bit_layout_figure", "bits_of", "broadcast_figure",
            "checkpoint_figure", "collate_figure", "conv_output_sizes", "conv_size_figure",
-           "copy_order_figure", "draw_graph", "expand_grad_figure", "gather_figure", "Graph",
-           "GraphNode", "image_row_figure", "mask_grid_figure", "matmul_dims_figure",
-           "module_tensors", "module_tensors_figure", "norm_groups", "norm_groups_figure",
-           "paired_vs_grid_figure", "pairwise_block_figure", "picks_figure", "plot_sweep",
-           "repeated_index_figure", "saved_tensor_bytes", "scatter_figure", "shape_flow_figure",
-           "softmax_first_figure", "spacing_figure", "where_figure", "worker_timeline_figure"]
+           "copy_order_figure", "draw_graph", "embedding_lookup_figure", "expand_grad_figure",
+           "gather_figure", "Graph", "GraphNode", "image_row_figure", "mask_conventions_figure",
+           "mask_grid_figure", "matmul_dims_figure", "module_tensors", "module_tensors_figure",
+           "norm_groups", "norm_groups_figure", "paired_vs_grid_figure", "pairwise_block_figure",
+           "picks_figure", "plot_sweep", "repeated_index_figure", "rnn_shapes_figure",
+           "saved_tensor_bytes", "scatter_figure", "shape_flow_figure", "softmax_first_figure",
+           "spacing_figure", "where_figure", "worker_timeline_figure"]
