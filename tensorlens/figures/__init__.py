@@ -11,10 +11,13 @@
 - ``shapes``: ``pairwise_block_figure``, ``matmul_dims_figure``, ``mask_grid_figure``,
   ``copy_order_figure`` (chapters 4-5: shapes and copy orders).
 - ``sweeps``: ``plot_sweep`` (a :class:`tensorlens.measure.Sweep`, cost against size).
+- ``batches``: ``copy_path_figure`` (host-to-device copies, pageable or pinned),
+  ``growth_bytes`` and ``growth_figure`` (the bytes a growing tensor writes; chapter 12).
 
 Figures import the model and measurement, never the widgets or the classroom tools.
 """
 
+from .batches import copy_path_figure, growth_bytes, growth_figure
 from .checkpoint import checkpoint_figure
 from .floats import bit_layout_figure, bits_of, spacing_figure
 from .graph import Graph, GraphNode, autograd_graph, draw_graph, saved_tensor_bytes
@@ -26,8 +29,9 @@ from .shapes import (copy_order_figure, mask_grid_figure, matmul_dims_figure,
 from .sweeps import plot_sweep
 
 __all__ = ["Graph", "GraphNode", "autograd_graph", "bit_layout_figure", "bits_of",
-           "broadcast_figure", "checkpoint_figure", "copy_order_figure", "draw_graph",
-           "expand_grad_figure", "gather_figure", "mask_grid_figure", "matmul_dims_figure",
+           "broadcast_figure", "checkpoint_figure", "copy_order_figure", "copy_path_figure",
+           "draw_graph",
+           "expand_grad_figure", "gather_figure", "growth_bytes", "growth_figure", "mask_grid_figure", "matmul_dims_figure",
            "paired_vs_grid_figure", "pairwise_block_figure", "picks_figure", "plot_sweep",
            "repeated_index_figure", "saved_tensor_bytes", "scatter_figure", "spacing_figure",
            "where_figure"]
