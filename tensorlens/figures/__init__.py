@@ -10,6 +10,8 @@
 - ``floats``: ``bits_of``, ``bit_layout_figure``, ``spacing_figure`` (floating-point formats).
 - ``shapes``: ``pairwise_block_figure``, ``matmul_dims_figure``, ``mask_grid_figure``,
   ``copy_order_figure`` (chapters 4-5: shapes and copy orders).
+- ``data``: ``image_row_figure``, ``collate_figure``, ``worker_timeline_figure`` (chapter 12:
+  image layouts, samples collated into a batch, what each worker drew).
 - ``sweeps``: ``plot_sweep`` (a :class:`tensorlens.measure.Sweep`, cost against size).
 - ``batches``: ``copy_path_figure`` (host-to-device copies, pageable or pinned),
   ``growth_bytes`` and ``growth_figure`` (the bytes a growing tensor writes; chapter 12).
@@ -19,6 +21,7 @@ Figures import the model and measurement, never the widgets or the classroom too
 
 from .batches import copy_path_figure, growth_bytes, growth_figure
 from .checkpoint import checkpoint_figure
+from .data import collate_figure, image_row_figure, worker_timeline_figure
 from .floats import bit_layout_figure, bits_of, spacing_figure
 from .graph import Graph, GraphNode, autograd_graph, draw_graph, saved_tensor_bytes
 from .grids import (broadcast_figure, expand_grad_figure, gather_figure, paired_vs_grid_figure,
@@ -29,9 +32,10 @@ from .shapes import (copy_order_figure, mask_grid_figure, matmul_dims_figure,
 from .sweeps import plot_sweep
 
 __all__ = ["Graph", "GraphNode", "autograd_graph", "bit_layout_figure", "bits_of",
-           "broadcast_figure", "checkpoint_figure", "copy_order_figure", "copy_path_figure",
-           "draw_graph",
-           "expand_grad_figure", "gather_figure", "growth_bytes", "growth_figure", "mask_grid_figure", "matmul_dims_figure",
+           "broadcast_figure", "checkpoint_figure", "collate_figure", "copy_order_figure",
+           "copy_path_figure", "draw_graph", "expand_grad_figure", "gather_figure",
+           "growth_bytes", "growth_figure", "image_row_figure", "mask_grid_figure",
+           "matmul_dims_figure",
            "paired_vs_grid_figure", "pairwise_block_figure", "picks_figure", "plot_sweep",
            "repeated_index_figure", "saved_tensor_bytes", "scatter_figure", "spacing_figure",
-           "where_figure"]
+           "where_figure", "worker_timeline_figure"]
