@@ -967,6 +967,71 @@ def safetensors_tensor_numpy(data: bytes, name: str):
     return torch.from_numpy(array).reshape(tuple(info["shape"]))
 
 
+
+# ---------------------------------------------------------------- data.image_batch
+
+
+def image_batch_movedim(images):
+    """movedim, to(dtype), multiply by the reciprocal, contiguous() last."""
+    return (torch.movedim(images, -1, 1).to(torch.float32) * (1 / 255)).contiguous()
+
+
+def image_batch_memory_format(images):
+    """Divide first (the result is float), then clone into the contiguous format."""
+    scaled = images.permute(0, 3, 1, 2) / 255.0
+    return scaled.clone(memory_format=torch.contiguous_format)
+
+
+# ---------------------------------------------------------------- data.pad_images
+
+
+def pad_images_functional(images):
+    """F.pad each image on the right and at the bottom, then stack."""
+    h = max(im.size(1) for im in images)
+    w = max(im.size(2) for im in images)
+    padded = [F.pad(im, (0, w - im.size(2), 0, h - im.size(1))) for im in images]
+    sizes = torch.tensor([list(im.shape[1:]) for im in images], dtype=torch.long)
+    return torch.stack(padded), sizes
+
+
+def pad_images_full(images: list) -> tuple:
+    """torch.full with 0.0, sizes built row by row."""
+    c = images[0].shape[0]
+    h, w = (max(dims) for dims in zip(*(im.shape[1:] for im in images)))
+    batch = torch.full((len(images), c, h, w), 0.0, dtype=images[0].dtype)
+    sizes = torch.empty(len(images), 2, dtype=torch.int64)
+    for i, im in enumerate(images):
+        _, ih, iw = im.shape
+        batch[i, :, :ih, :iw].copy_(im)
+        sizes[i] = torch.tensor([ih, iw])
+    return (batch, sizes)
+
+
+# ---------------------------------------------------------------- data.fill_rows
+
+
+def fill_rows_new_empty(batches):
+    """new_empty keeps the dtype; the offsets from a running sum."""
+    first = batches[0]
+    out = first.new_empty((sum(b.shape[0] for b in batches), first.shape[1]))
+    offset = 0
+    for b in batches:
+        n = b.shape[0]
+        out[offset:offset + n].copy_(b)
+        offset += n
+    return out
+
+
+def fill_rows_narrow(batches):
+    """narrow() to the place of each batch, offsets computed first."""
+    lengths = [len(b) for b in batches]
+    out = torch.empty(sum(lengths), batches[0].size(1), dtype=batches[0].dtype)
+    starts = [sum(lengths[:i]) for i in range(len(lengths))]
+    for b, s in zip(batches, starts):
+        out.narrow(0, s, len(b)).copy_(b)
+    return out
+
+
 # ---------------------------------------------------------------- autograd.penalty_grad
 
 
@@ -1208,4 +1273,7 @@ ALTERNATIVES = {
     "layers.segmentation_loss": ["segmentation_loss_flatten", "segmentation_loss_movedim",
                                  "segmentation_loss_nll"],
     "layers.unregistered": ["unregistered_named_modules", "unregistered_stack"],
+    "data.image_batch": ["image_batch_movedim", "image_batch_memory_format"],
+    "data.pad_images": ["pad_images_functional", "pad_images_full"],
+    "data.fill_rows": ["fill_rows_new_empty", "fill_rows_narrow"],
 }

@@ -21,10 +21,13 @@
 - ``data``: ``image_row_figure``, ``collate_figure``, ``worker_timeline_figure`` (chapter 12:
   image layouts, samples collated into a batch, what each worker drew).
 - ``sweeps``: ``plot_sweep`` (a :class:`tensorlens.measure.Sweep`, cost against size).
+- ``batches``: ``copy_path_figure`` (host-to-device copies, pageable or pinned),
+  ``growth_bytes`` and ``growth_figure`` (the bytes a growing tensor writes; chapter 12).
 
 Figures import the model and measurement, never the widgets or the classroom tools.
 """
 
+from .batches import copy_path_figure, growth_bytes, growth_figure
 from .checkpoint import checkpoint_figure
 from .data import collate_figure, image_row_figure, worker_timeline_figure
 from .floats import bit_layout_figure, bits_of, spacing_figure
@@ -43,10 +46,11 @@ from .sweeps import plot_sweep
 
 __all__ = ["autograd_graph", "bit_layout_figure", "bits_of", "broadcast_figure",
            "checkpoint_figure", "collate_figure", "conv_output_sizes", "conv_size_figure",
-           "copy_order_figure", "draw_graph", "embedding_lookup_figure", "expand_grad_figure",
-           "gather_figure", "Graph", "GraphNode", "image_row_figure", "mask_conventions_figure",
-           "mask_grid_figure", "matmul_dims_figure", "module_tensors", "module_tensors_figure",
-           "norm_groups", "norm_groups_figure", "paired_vs_grid_figure", "pairwise_block_figure",
+           "copy_order_figure", "copy_path_figure", "draw_graph", "embedding_lookup_figure",
+           "expand_grad_figure", "gather_figure", "Graph", "GraphNode", "growth_bytes",
+           "growth_figure", "image_row_figure", "mask_conventions_figure", "mask_grid_figure",
+           "matmul_dims_figure", "module_tensors", "module_tensors_figure", "norm_groups",
+           "norm_groups_figure", "paired_vs_grid_figure", "pairwise_block_figure",
            "picks_figure", "plot_sweep", "repeated_index_figure", "rnn_shapes_figure",
            "saved_tensor_bytes", "scatter_figure", "shape_flow_figure", "softmax_first_figure",
            "spacing_figure", "where_figure", "worker_timeline_figure"]
