@@ -167,28 +167,28 @@ def allowlist_figure(outcomes, *, title: str | None = None):
     through = [o for o in outcomes if o.loaded]
     refused = [o for o in outcomes if not o.loaded]
     rows = max(len(through), len(refused), 1)
-    fig, ax = plt.subplots(figsize=(10, 0.42 * rows + 1.2))
+    fig, ax = plt.subplots(figsize=(11, 0.42 * rows + 1.2))
     top = rows * 0.42
-    ax.text(2.4, top + 0.3, f"let through ({len(through)})", ha="center", fontsize=10,
+    ax.text(2.65, top + 0.3, f"let through ({len(through)})", ha="center", fontsize=10,
             fontweight="bold", color=_OK)
-    ax.text(7.6, top + 0.3, f"refused ({len(refused)})", ha="center", fontsize=10,
+    ax.text(8.35, top + 0.3, f"refused ({len(refused)})", ha="center", fontsize=10,
             fontweight="bold", color=_REFUSED)
-    ax.add_patch(FancyBboxPatch((4.85, -0.1), 0.3, top + 0.2, boxstyle="round,pad=0.02",
+    ax.add_patch(FancyBboxPatch((5.35, -0.1), 0.3, top + 0.2, boxstyle="round,pad=0.02",
                                 facecolor="#dddddd", edgecolor="#888888"))
-    ax.text(5.0, top + 0.3, "weights_only=True", ha="center", fontsize=9, family="monospace",
+    ax.text(5.5, top + 0.3, "weights_only=True", ha="center", fontsize=9, family="monospace",
             color="#333333")
-    for column, items, color, x in ((0, through, _OK, 0.1), (1, refused, _REFUSED, 5.3)):
+    for items, color, x in ((through, _OK, 0.1), (refused, _REFUSED, 5.8)):
         for k, o in enumerate(items):
             y = top - 0.42 * k - 0.2
-            ax.add_patch(FancyBboxPatch((x, y - 0.15), 4.5, 0.3, boxstyle="round,pad=0.02",
+            ax.add_patch(FancyBboxPatch((x, y - 0.15), 5.1, 0.3, boxstyle="round,pad=0.02",
                                         facecolor="white", edgecolor=color, linewidth=1.3))
             ax.text(x + 0.12, y, o.label, ha="left", va="center", fontsize=8.5,
                     family="monospace", color="#222222")
             detail = f"-> {o.detail}" if o.loaded else f"global {o.detail}"
             if len(detail) > 46:
                 detail = detail[:43] + "..."
-            ax.text(x + 4.4, y, detail, ha="right", va="center", fontsize=7.5, color=color)
-    ax.set_xlim(0, 10)
+            ax.text(x + 5.0, y, detail, ha="right", va="center", fontsize=7.5, color=color)
+    ax.set_xlim(0, 11)
     ax.set_ylim(-0.3, top + 0.6)
     ax.axis("off")
     if title:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 __all__ = ["timing_figure"]
 
@@ -53,6 +54,11 @@ def timing_figure(readings, measurement, *, unit: str = "µs", title: str | None
     left.set_xlabel("call number (one clock reading each)")
     left.set_ylabel(f"time ({unit}, log scale)")
     left.set_yscale("log")
+    plain = FuncFormatter(lambda value, _: f"{value:g}")
+    left.yaxis.set_major_formatter(plain)
+    left.yaxis.set_minor_formatter(FuncFormatter(
+        lambda value, _: f"{value:g}" if f"{value:g}"[0] in "25" else ""))
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))
     left.set_title("time.perf_counter around single calls", fontsize=10)
     left.grid(True, which="major", alpha=0.3)
     jitter = np.random.default_rng(0).uniform(-0.25, 0.25, len(blocks))
