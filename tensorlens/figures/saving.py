@@ -167,8 +167,8 @@ def allowlist_figure(outcomes, *, title: str | None = None):
     through = [o for o in outcomes if o.loaded]
     refused = [o for o in outcomes if not o.loaded]
     rows = max(len(through), len(refused), 1)
-    fig, ax = plt.subplots(figsize=(11, 0.42 * rows + 1.2))
-    top = rows * 0.42
+    fig, ax = plt.subplots(figsize=(11, 0.36 * rows + 0.9))
+    top = rows * 0.36
     ax.text(2.65, top + 0.3, f"let through ({len(through)})", ha="center", fontsize=10,
             fontweight="bold", color=_OK)
     ax.text(8.35, top + 0.3, f"refused ({len(refused)})", ha="center", fontsize=10,
@@ -179,8 +179,8 @@ def allowlist_figure(outcomes, *, title: str | None = None):
             color="#333333")
     for items, color, x in ((through, _OK, 0.1), (refused, _REFUSED, 5.8)):
         for k, o in enumerate(items):
-            y = top - 0.42 * k - 0.2
-            ax.add_patch(FancyBboxPatch((x, y - 0.15), 5.1, 0.3, boxstyle="round,pad=0.02",
+            y = top - 0.36 * k - 0.2
+            ax.add_patch(FancyBboxPatch((x, y - 0.13), 5.1, 0.26, boxstyle="round,pad=0.02",
                                         facecolor="white", edgecolor=color, linewidth=1.3))
             ax.text(x + 0.12, y, o.label, ha="left", va="center", fontsize=8.5,
                     family="monospace", color="#222222")
