@@ -62,6 +62,15 @@ def _axe(page, rules=None):
     return page.evaluate(RUN_AXE, only)
 
 
+def _report(violations):
+    lines = []
+    for v in violations:
+        lines.append(f"{v['id']} ({v['impact']}, {len(v['nodes'])} nodes): {v['help']}")
+        for node in v["nodes"][:5]:
+            lines.append(f"    {node['target']}: {node['summary'].splitlines()[-1].strip()}")
+    return "\n".join(lines)
+
+
 def _blocking(violations):
     return [v for v in violations if v["impact"] in BLOCKING]
 
@@ -86,6 +95,9 @@ def _switch_to_dark(page):
             break
         page.locator(".theme-switch-button").first.click()
     assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    # no hover or focus left on the header's controls (the search field next to the button)
+    page.mouse.move(1279, 899)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
     # widgets follow the switch (a MutationObserver or CSS); let them redraw
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
