@@ -60,8 +60,10 @@ unit: setup
 check: setup chromium
 	$(PY) scripts/check.py $(PAGES)
 
+# Each notebook in a fresh kernel, forked from one that has imported torch and ipykernel (about
+# 3 CPU-seconds a notebook less; tests/kernel_zygote.py, tests/test_kernel_zygote.py).
 notebooks: setup
-	$(PY) -m pytest -q -p no:cacheprovider --nbval notebooks \
+	$(PY) tests/kernel_zygote.py run -- $(PY) -m pytest -q -p no:cacheprovider --nbval notebooks \
 	    --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300 -n 2 --dist loadfile
 
 book-strict: book

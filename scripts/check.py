@@ -33,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
 PYTEST = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+# nbval's kernels forked from one that has imported torch (tests/kernel_zygote.py)
+FORKED_KERNELS = [PY, "tests/kernel_zygote.py", "run", "--"]
 BASE = "main"
 #: changes under these paths make the grading tests run
 GRADING_PATHS = ("tensorlens/exercises/", "tensorlens/classroom/", "tests/test_grade.py",
@@ -116,7 +118,7 @@ def main(argv=None) -> int:
         unit += ["-m", "not grading"]
     step("unit", unit, env, times)
     if notebooks:
-        step("nbval", [*PYTEST, "--nbval", *[f"notebooks/{n}.ipynb" for n in notebooks],
+        step("nbval", [*FORKED_KERNELS, *PYTEST, "--nbval", *[f"notebooks/{n}.ipynb" for n in notebooks],
                        "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "-n", "2",
                        "--dist", "loadfile"], env, times)
     step("build", [str(Path(PY).parent / "jupyter-book"), "build", "-W", "--keep-going", "--all",

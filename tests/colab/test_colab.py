@@ -17,8 +17,9 @@ Python, torch, ipywidgets and anywidget) and then does what a learner's first ce
    swapped for that wheel, so ``%pip`` installs it into the running kernel. No package the
    runtime had changes version (torch, numpy, ipykernel above all); the grading tools are not
    installed.
-5. **The chapters**: every ``notebooks/*.ipynb`` runs top to bottom in its own kernel and folder,
-   two at a time; only cells tagged ``raises-exception`` may raise. Outputs are not compared
+5. **The chapters**: every ``notebooks/*.ipynb`` runs top to bottom in its own fresh kernel and
+   folder, two at a time (kernels forked from one that imported Colab's torch once:
+   ``tests/kernel_zygote.py``); only cells tagged ``raises-exception`` may raise. Outputs are not compared
    (error texts differ between torch versions; nbval compares them on the pinned stack).
 
 Dependencies come from the wheel cache with the index switched off, so a run after the first
@@ -44,6 +45,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import kernel_zygote  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 STACK = Path(__file__).with_name("stack.txt")
@@ -228,6 +232,7 @@ def learner(tmp_path_factory):
     unset = {"PYTHONPATH": "", "VIRTUAL_ENV": str(venv)}
     _kernelspec(kernels, "colab", python, {**unset, **OFFLINE_PIP})
     _kernelspec(kernels, "colab-no-network", python, {**unset, **NO_NETWORK})
+    colab_env = {**unset, **OFFLINE_PIP}
     old_path = os.environ.get("JUPYTER_PATH")
     os.environ["JUPYTER_PATH"] = str(tmp / "jupyter")
 
@@ -250,7 +255,7 @@ def learner(tmp_path_factory):
     after = _packages(python)
     yield dict(python=python, pins=pins, before=before, after_offline=after_offline,
                offline_outputs=offline_outputs, offline_error=offline_error, source=source,
-               outputs=outputs, error=error, after=after, tmp=tmp)
+               outputs=outputs, error=error, after=after, tmp=tmp, env=colab_env)
     if old_path is None:
         os.environ.pop("JUPYTER_PATH", None)
     else:
@@ -304,7 +309,7 @@ async def _execute(path: Path, workdir: Path, limit: asyncio.Semaphore):
         for cell in nb.cells:
             if cell.cell_type == "code":
                 cell.outputs = []
-        client = NotebookClient(nb, kernel_name="colab", timeout=NOTEBOOK_TIMEOUT_S,
+        client = NotebookClient(nb, kernel_name="colab-forked", timeout=NOTEBOOK_TIMEOUT_S,
                                 resources={"metadata": {"path": str(workdir)}})
         try:
             await client.async_execute()
@@ -329,9 +334,15 @@ def test_every_chapter_runs_top_to_bottom(learner):
             jobs.append(_execute(path, workdir, limit))
         return await asyncio.gather(*jobs)
 
-    with _timed(f"{len(notebooks)} notebooks, {WORKERS} at a time"):
+    # each chapter in a fresh kernel on the learner's Python, forked from one that has imported
+    # Colab's torch after tensorlens was installed (tests/kernel_zygote.py)
+    with kernel_zygote.Zygote(str(learner["python"]), {**os.environ, **learner["env"]}) as zygote, \
+            _timed(f"{len(notebooks)} notebooks, {WORKERS} at a time"):
+        kernel_zygote.kernelspec(Path(os.environ["JUPYTER_PATH"]), str(learner["python"]),
+                                 {**learner["env"], **zygote.env}, name="colab-forked")
         failures = [f for f in asyncio.run(run_all()) if f]
     assert not failures, "\n\n".join(failures)
+    assert zygote.forked == len(notebooks), "kernels started plain: the stage got slower"
 
 
 if __name__ == "__main__":  # `make colab-runtime`: build the cached runtime ahead of the stage
