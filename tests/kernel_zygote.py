@@ -36,7 +36,7 @@ from pathlib import Path
 # What the zygote imports before forking. Importing runs no torch operator, so no thread pool
 # (OpenMP's included) exists yet when a kernel is forked. No generator is seeded yet either:
 # Python's random reseeds itself in a forked child, and numpy.random loads on first use.
-PRELOAD = ("torch", "numpy", "ipykernel.kernelapp")
+PRELOAD = ("torch", "numpy", "ipykernel.kernelapp", "matplotlib.pyplot")
 SOCKET_ENV = "TENSOR_VIEWS_KERNEL_ZYGOTE"
 # Variables that native code may read while PRELOAD loads (OpenMP, allocators, the loader,
 # Python's start-up), which os.environ can't see being read
@@ -44,6 +44,9 @@ _NATIVE_PREFIXES = ("OMP_", "GOMP_", "KMP_", "MKL_", "OPENBLAS_", "TORCH", "PYTO
                     "NVIDIA_", "LD_", "MALLOC_", "PYTHON", "VIRTUAL_ENV")
 # ipykernel reads these two into its traits' defaults at import; each kernel gets its own
 _PER_KERNEL = {"JPY_PARENT_PID": "parent_handle", "JPY_INTERRUPT_EVENT": "interrupt"}
+# matplotlib reads its backend when it loads, which in a plain kernel is after ipykernel chose
+# this one (unless the environment names another): the zygote loads it with the same choice
+_KERNEL_DEFAULTS = {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}
 
 
 def _preload() -> set[str]:
@@ -65,7 +68,8 @@ def _preload() -> set[str]:
 
 
 def _import_time_env(env: dict, read: set[str]) -> dict:
-    """The part of ``env`` that importing PRELOAD depends on."""
+    """The part of ``env`` that importing PRELOAD depends on, as a plain kernel sees it."""
+    env = {**_KERNEL_DEFAULTS, **env}
     return {k: v for k, v in env.items() if k in read or k.startswith(_NATIVE_PREFIXES)}
 
 
@@ -112,6 +116,8 @@ def serve(socket_path: str):
     """Import PRELOAD, then fork a kernel for each request on ``socket_path`` until SIGTERM."""
     if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
         del sys.path[0]  # this file's folder: ipykernel_launcher's kernels don't have it
+    for variable, value in _KERNEL_DEFAULTS.items():
+        os.environ.setdefault(variable, value)
     read = _preload()
     zygote_env = _import_time_env(os.environ, read)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

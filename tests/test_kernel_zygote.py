@@ -26,6 +26,7 @@ print(json.dumps({
     "env": {k: v for k, v in os.environ.items() if k not in ("JPY_PARENT_PID",)},
     "user_names": sorted(n for n in globals() if not n.startswith("_")),
     "random": random.random(), "numpy": numpy.random.rand(),
+    "backend": __import__("matplotlib").get_backend(),
     "forked": "torch" in sys.modules, "parent_poller": type(getattr(
         __import__("ipykernel.kernelapp").kernelapp.IPKernelApp.instance(), "poller", None)).__name__,
 }))
@@ -64,7 +65,7 @@ def test_a_forked_kernel_starts_as_a_plain_one(zygote, tmp_path, monkeypatch):
     plain = _probe("plain", tmp_path / "work", monkeypatch, folder)
     forked = _probe("forked", tmp_path / "work", monkeypatch, folder)
     assert forked["forked"] and not plain["forked"], "the forked kernel was not forked"
-    for key in ("path", "cwd", "argv0", "name", "user_names", "parent_poller"):
+    for key in ("path", "cwd", "argv0", "name", "user_names", "parent_poller", "backend"):
         assert forked[key] == plain[key], key
     assert plain["parent_poller"] == "ParentPollerUnix"
     forked["env"].pop(kernel_zygote.SOCKET_ENV)
