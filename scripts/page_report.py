@@ -1,11 +1,14 @@
-"""Height at 1280 px and reading time of every page of the built book (run `make book` first).
+"""Height at 1280 px, reading time, visible asserts and pictures of every page of the built book
+(run `make book` first).
 
     .venv/bin/python scripts/page_report.py            # a Markdown table on stdout
 
 Reading time: the page's prose at 200 words a minute plus its shown code at 10 lines a minute
 (code is read slowly, and run), rounded up. Height: `document.documentElement.scrollHeight` of
 the page in headless Chromium with a 1280 x 900 viewport, served over HTTP as the browser tests
-serve it, once its widgets have rendered.
+serve it, once its widgets have rendered. Asserts: of the code lines shown without a click
+(tests/test_notebooks.py holds each chapter to 5 %). Pictures: the figures and explorers the
+page draws.
 """
 
 import functools
@@ -21,6 +24,8 @@ import threading
 from playwright.sync_api import sync_playwright
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from book_pages import pictures, proof_lines, visible_code_lines  # noqa: E402
 BUILD = ROOT / "_build" / "html"
 WORDS_PER_MINUTE = 200
 CODE_LINES_PER_MINUTE = 10
@@ -33,14 +38,9 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 def reading_minutes(notebook: pathlib.Path) -> int:
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"][1:]  # the setup cell aside
-    words = code_lines = 0
-    for cell in cells:
-        tags = set(cell["metadata"].get("tags", []))
-        source = "".join(cell["source"])
-        if cell["cell_type"] == "markdown":
-            words += len(re.findall(r"\w+", source))
-        elif not tags & {"remove-cell", "remove-input", "hide-input"}:
-            code_lines += sum(1 for line in source.splitlines() if line.strip())
+    words = sum(len(re.findall(r"\w+", "".join(cell["source"])))
+                for cell in cells if cell["cell_type"] == "markdown")
+    code_lines = len(visible_code_lines(notebook))
     return math.ceil(words / WORDS_PER_MINUTE + code_lines / CODE_LINES_PER_MINUTE)
 
 
@@ -53,7 +53,8 @@ def main() -> int:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
-    print("| page | height (px at 1280) | reading (min) |\n| --- | ---: | ---: |")
+    print("| page | height (px at 1280) | reading (min) | visible asserts | pictures |\n"
+          "| --- | ---: | ---: | ---: | --- |")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=shutil.which("chromium"))
         page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -66,7 +67,11 @@ def main() -> int:
                     "n => document.querySelectorAll('.widget-subarea > *, .jupyter-widgets')"
                     ".length >= n", arg=widgets, timeout=20_000)
             height = page.evaluate("document.documentElement.scrollHeight")
-            print(f"| {notebook.stem} | {height:,} | {reading_minutes(notebook)} |")
+            lines = visible_code_lines(notebook)
+            drawn = pictures(notebook)
+            kinds = ", ".join(f"{drawn.count(k)} {k}" for k in dict.fromkeys(drawn)) or "none"
+            print(f"| {notebook.stem} | {height:,} | {reading_minutes(notebook)} "
+                  f"| {len(proof_lines(lines))} of {len(lines)} | {kinds} |")
         browser.close()
     server.shutdown()
     return 0

@@ -6,6 +6,7 @@
 - ``NN-topic``: a first-edition chapter, still one long page (until it is split).
 """
 
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -101,3 +102,38 @@ def toc_entries() -> list[dict]:
 
     walk(toc())
     return entries
+
+
+#: a line that only proves (book-plan: lesson code and proof code)
+PROOF_LINE = re.compile(r"^\s*(assert\b|(else:\s*)?raise AssertionError)")
+#: tags that keep a cell's code out of the reader's way until a click
+FOLDED = {"remove-cell", "remove-input", "hide-input"}
+EXPLORERS = re.compile(r"\btl\.(StrideExplorer|BroadcastExplorer|MaskExplorer|FloatBitsExplorer)\(")
+
+
+def _code_cells(notebook: Path) -> list[dict]:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"][1:]  # the setup cell aside
+    return [cell for cell in cells if cell["cell_type"] == "code"]
+
+
+def visible_code_lines(notebook: Path) -> list[str]:
+    """The non-blank code lines a reader sees without opening a toggle."""
+    return [line for cell in _code_cells(notebook)
+            if not set(cell["metadata"].get("tags", [])) & FOLDED
+            for line in "".join(cell["source"]).splitlines() if line.strip()]
+
+
+def proof_lines(lines: list[str]) -> list[str]:
+    """The asserts among ``lines``."""
+    return [line for line in lines if PROOF_LINE.match(line)]
+
+
+def pictures(notebook: Path) -> list[str]:
+    """What the page draws: "figure" for each PNG among its stored outputs, and each explorer
+    its code makes (``StrideExplorer``, ...), in page order."""
+    found = []
+    for cell in _code_cells(notebook):
+        found += EXPLORERS.findall("".join(cell["source"]))
+        found += ["figure" for output in cell.get("outputs", [])
+                  if "image/png" in output.get("data", {})]
+    return found

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from book_pages import chapters, checked_notebooks, classify, notebooks, toc_entries
+from book_pages import (chapters, checked_notebooks, classify, notebooks, pictures, proof_lines,
+                        toc_entries, visible_code_lines)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = notebooks()
@@ -326,28 +327,16 @@ def test_a_worked_failing_check_comes_before_the_exercises_own_check(path):
         assert name in solutions, f"the last check of {exercise_id} is a worked example ({name})"
 
 
-# lesson code and proof code (book-plan, third edition): a check that only proves the prose
-# folds away; a visible assert is where the assert is the lesson
-PROOF_LINE = re.compile(r"^\s*(assert\b|(else:\s*)?raise AssertionError)")
-FOLDED = {"remove-cell", "remove-input", "hide-input"}
 MAX_VISIBLE_ASSERT_SHARE = 0.05
-EXPLORERS = re.compile(r"\btl\.(StrideExplorer|BroadcastExplorer|MaskExplorer|FloatBitsExplorer)\(")
-
-
-def _visible_code_lines(path):
-    """The non-blank code lines a reader sees without opening a toggle (the setup cell aside)."""
-    lines = []
-    for cell in _load(path)["cells"][1:]:
-        if cell["cell_type"] == "code" and not set(cell["metadata"].get("tags", [])) & FOLDED:
-            lines += [line for line in _source(cell).splitlines() if line.strip()]
-    return lines
 
 
 @pytest.mark.parametrize("chapter", sorted(chapters()))
 def test_at_most_5_percent_of_a_chapters_visible_code_is_asserts(chapter):
+    """Lesson code and proof code (book-plan, third edition): a check that only proves the prose
+    folds away; a visible assert is where the assert is the lesson."""
     pages = [NOTEBOOKS[0].parent / f"{page.name}.ipynb" for page in chapters()[chapter]]
-    lines = [line for path in pages for line in _visible_code_lines(path)]
-    asserts = [line for line in lines if PROOF_LINE.match(line)]
+    lines = [line for path in pages for line in visible_code_lines(path)]
+    asserts = proof_lines(lines)
     assert lines, f"chapter {chapter} shows no code"
     assert len(asserts) <= MAX_VISIBLE_ASSERT_SHARE * len(lines), (
         f"chapter {chapter}: {len(asserts)} of its {len(lines)} visible code lines are asserts; "
@@ -358,9 +347,4 @@ def test_at_most_5_percent_of_a_chapters_visible_code_is_asserts(chapter):
                          ids=lambda p: p.name)
 def test_every_teaching_page_has_a_picture_or_an_explorer(path):
     """A figure the page draws (a PNG among its stored outputs) or one of the explorers."""
-    cells = _load(path)["cells"][1:]
-    pictures = [cell for cell in cells if cell["cell_type"] == "code" and any(
-        "image/png" in output.get("data", {}) for output in cell.get("outputs", []))]
-    explorers = [cell for cell in cells if cell["cell_type"] == "code"
-                 and EXPLORERS.search(_source(cell))]
-    assert pictures or explorers, f"{path.name} has no picture and no explorer"
+    assert pictures(path), f"{path.name} has no picture and no explorer"
