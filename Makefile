@@ -14,7 +14,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONWARNINGS :=
 
 .PHONY: book test check colab-runtime setup lab sync execute student assignments chromium unit notebooks book-strict browser js clean \
-        test-colab dist zip-book screenshots
+        test-colab dist zip-book screenshots recorded
 
 # The book shows the executed notebooks' stored outputs (nbval proves a fresh kernel reproduces
 # them), so it first brings every notebook up to date with its .md source (make sync).
@@ -53,7 +53,7 @@ chromium:
 # modules are collected first (tests/conftest.py). pytest-xdist 3.8's loadgroup does nothing under
 # pytest 9 (it renames nodeid, which pytest 9 no longer reads).
 unit: setup
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --ignore=tests/browser --ignore=tests/colab tests
+	$(PY) -m pytest -q -p no:cacheprovider --durations=20 -n 2 --dist loadfile --ignore=tests/browser --ignore=tests/colab tests
 
 # The contributor's loop: the tests a change can break, for the pages changed since main (or
 # PAGES="03-2-view-or-copy intro"). About 2 minutes for one page; make test is the full gate.
@@ -63,13 +63,13 @@ check: setup chromium
 # Each notebook in a fresh kernel, forked from one that has imported torch and ipykernel (about
 # 3 CPU-seconds a notebook less; tests/kernel_zygote.py, tests/test_kernel_zygote.py).
 notebooks: setup
-	$(PY) tests/kernel_zygote.py run -- $(PY) -m pytest -q -p no:cacheprovider --nbval notebooks \
+	$(PY) tests/kernel_zygote.py run -- $(PY) -m pytest -q -p no:cacheprovider --durations=20 --nbval notebooks \
 	    --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300 -n 2 --dist loadfile
 
 book-strict: book
 
 browser: setup chromium
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 tests/browser
+	$(PY) -m pytest -q -p no:cacheprovider --durations=20 -n 2 tests/browser
 
 js: setup
 	node --test tests/js/
@@ -82,7 +82,12 @@ screenshots: setup chromium
 # from a wheel of this checkout. Needs Python 3.13; the stack is cached in ~/.cache/tensor-views
 # (about 6 GB: torch's CUDA build), so only the first run downloads it (about 3 GB).
 test-colab: setup
-	$(PY) -m pytest -q -p no:cacheprovider tests/colab
+	$(PY) -m pytest -q -p no:cacheprovider --durations=20 tests/colab
+
+# The outputs the book shows as recorded (Inductor on the CPU in 09-4), re-run and re-checked
+# against what the prose says of them: minutes, so not part of make test.
+recorded: setup
+	$(PY) scripts/check_recorded_outputs.py
 
 # Colab's runtime in the cache (built only when tests/colab/stack.txt changed), ahead of test-colab.
 colab-runtime: setup
