@@ -10,7 +10,7 @@ What runs, in order (each step's time is printed; the first failing step stops i
    ``TENSOR_VIEWS_PAGES`` variable, read by ``tests/book_pages.py``). Tests that compare pages
    with each other still read every page. The end-to-end grading tests (marked ``grading``:
    kernels and ``otter run``) run only when the exercises, the classroom tools or their tests
-   changed.
+   changed, and the kernel zygote's tests only when it changed.
 3. ``nbval``: the checked notebooks re-run in fresh kernels, outputs compared.
 4. ``build``: the whole book, ``-W`` (it runs no notebook, so it takes seconds).
 5. ``browser``: the checked pages in headless Chromium (console, requests, height, axe in both
@@ -40,6 +40,8 @@ BASE = "main"
 GRADING_PATHS = ("tensorlens/exercises/", "tensorlens/classroom/", "tests/test_grade.py",
                  "tests/test_otter.py", "tests/otter_samples.py", "tests/submissions/",
                  "tests/accept_solutions.py")
+#: changes under these paths make the kernel zygote's tests (kernels started and killed) run
+ZYGOTE_PATHS = ("tests/kernel_zygote.py", "tests/test_kernel_zygote.py")
 #: changes under these paths make every browser test run
 WIDGET_PATHS = ("tensorlens/widgets/", "tests/browser/", "_config.yml", "_static/", "scripts/vendor",
                 "package.json", "package-lock.json", "scripts/make_dist.py")
@@ -116,6 +118,8 @@ def main(argv=None) -> int:
     unit = [*PYTEST, "-n", "2", "--dist", "loadfile", "--ignore=tests/browser", "--ignore=tests/colab", "tests"]
     if not any(f.startswith(GRADING_PATHS) for f in files):
         unit += ["-m", "not grading"]
+    if not any(f.startswith(ZYGOTE_PATHS) for f in files):
+        unit += ["--ignore=tests/test_kernel_zygote.py"]
     step("unit", unit, env, times)
     if notebooks:
         step("nbval", [*FORKED_KERNELS, *PYTEST, "--nbval", *[f"notebooks/{n}.ipynb" for n in notebooks],
