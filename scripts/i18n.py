@@ -10,7 +10,7 @@ The messages are the English pages' text as Sphinx's gettext builder extracts it
 cells, headings, admonitions and prose pages; never code or outputs), written in MyST: a
 translation keeps every inline code span, role target, link target and formula of its message,
 and uses the term table (``locales/zh_CN/terms.yml``). A message of a few words with nothing
-to translate (a name such as ``DataLoader``) may be its own translation. ``update`` removes messages whose
+to translate (a name such as ``DataLoader``, or a display formula) may be its own translation. ``update`` removes messages whose
 English is gone; a message whose English changed turns fuzzy and its page shows the English
 until it is translated again.
 
@@ -52,6 +52,8 @@ MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 WORD = re.compile(r"[A-Za-z]{2,}")
+LATEX = re.compile(r"\\[A-Za-z]+")
+PROSE = re.compile(r"(?<![\\A-Za-z])[a-z]{2,} [a-z]{2,} [a-z]{2,}")
 
 
 def sphinx_conf() -> Path:
@@ -138,6 +140,11 @@ def _roles(text):
     return found
 
 
+def nothing_to_translate(msgid: str) -> bool:
+    """A name of a few words (``DataLoader``) or a display formula (``\\frac{a}{b}``)."""
+    return len(WORD.findall(msgid)) <= 3 or (bool(LATEX.search(msgid)) and not PROSE.search(msgid))
+
+
 def load_terms() -> list[dict]:
     return yaml.safe_load(TERMS.read_text(encoding="utf-8"))
 
@@ -159,7 +166,7 @@ def lint_entry(msgid: str, msgstr: str, terms: list[dict]) -> list[str]:
     if _multiset(LINK, msgid, 1) != _multiset(LINK, msgstr, 1):
         problems.append("link targets differ")
     words = WORD.findall(MATH.sub("", LINK.sub("", plain_id)))
-    if words and not CJK.search(msgstr) and not (msgstr == msgid and len(words) <= 3):
+    if words and not CJK.search(msgstr) and not (msgstr == msgid and nothing_to_translate(msgid)):
         problems.append("no Chinese in the translation")
     for term in terms:
         for avoid in term.get("avoid", []):
