@@ -14,14 +14,22 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONWARNINGS :=
 
 .PHONY: book test check colab-runtime setup lab sync execute student assignments chromium unit notebooks book-strict browser js clean \
-        test-colab dist zip-book screenshots recorded
+        test-colab dist zip-book screenshots recorded i18n
 
 # The book shows the executed notebooks' stored outputs (nbval proves a fresh kernel reproduces
 # them), so it first brings every notebook up to date with its .md source (make sync).
+# The Chinese edition is built from the same sources and the catalogs in locales/ (scripts/i18n.py)
+# and put at _build/html/zh.
 book: sync
 	@rm -rf _build/html _build/jupyter_execute _build/.doctrees
 	$(BIN)/jupyter-book build -W --keep-going --all .
-	@echo "The book is at $(abspath _build/html/index.html)"
+	$(PY) scripts/i18n.py build
+	@echo "The book is at $(abspath _build/html/index.html), in Chinese at $(abspath _build/html/zh/index.html)"
+
+# The Chinese catalogs follow the English pages (new messages added, changed ones fuzzy, gone ones
+# removed); then lists what needs translating (scripts/i18n.py todo/fill, README).
+i18n: setup
+	$(PY) scripts/i18n.py update
 
 # Every stage, one after the other (scripts/test_stages.py: a log and the seconds of each):
 # colab-runtime, unit, notebooks, book-strict, test-colab, zip-book, browser, js. Each runs alone too.

@@ -5,6 +5,8 @@
     python scripts/i18n.py todo PO         # a page's messages that need a translation, numbered
     python scripts/i18n.py fill PO FILE    # put the translations in FILE into PO, checked
     python scripts/i18n.py lint [PO ...]   # every translation keeps its message's markup
+    python scripts/i18n.py outdated        # exit 1 if a catalog does not match its page
+    python scripts/i18n.py build           # the Chinese book, -W, into _build/html/zh (make book)
 
 The messages are the English pages' text as Sphinx's gettext builder extracts it (markdown
 cells, headings, admonitions and prose pages; never code or outputs), written in MyST: a
@@ -27,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
+import fcntl
 import os
 import re
 import shutil
@@ -50,31 +54,57 @@ ROLE = re.compile(r"\{([a-z][\w:-]*)\}`([^`]*)`")
 CODE = re.compile(r"(`+)(.+?)\1", re.S)
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+FOOTNOTE = re.compile(r"\[\^[\w-]+\]")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 WORD = re.compile(r"[A-Za-z]{2,}")
 LATEX = re.compile(r"\\[A-Za-z]+")
 PROSE = re.compile(r"(?<![\\A-Za-z])[a-z]{2,} [a-z]{2,} [a-z]{2,}")
 
 
-def sphinx_conf() -> Path:
-    """conf.py for sphinx-build, generated from _config.yml at the book's root (removed after)."""
+@contextlib.contextmanager
+def sphinx_conf():
+    """conf.py for sphinx-build, generated from _config.yml at the book's root while the block
+    runs (one such block at a time: a lock file serialises builds that run side by side).
+    ``jupyter-book config`` names the local extensions but leaves out their folder (``_ext``)."""
+    BUILD.mkdir(parents=True, exist_ok=True)
     conf = ROOT / "conf.py"
-    subprocess.run([BIN / "jupyter-book", "config", "sphinx", str(ROOT)], check=True,
-                   capture_output=True)
-    return conf
+    with open(BUILD / "conf.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            subprocess.run([BIN / "jupyter-book", "config", "sphinx", str(ROOT)], check=True,
+                           capture_output=True)
+            conf.write_text("import sys\nsys.path.insert(0, '_ext')\n"
+                            + conf.read_text(encoding="utf-8"), encoding="utf-8")
+            yield conf
+        finally:
+            conf.unlink(missing_ok=True)
 
 
 def extract(out: Path) -> None:
     """The English messages, one ``.pot`` per page, into ``out``."""
-    conf = sphinx_conf()
-    try:
+    with sphinx_conf():
         subprocess.run([BIN / "sphinx-build", "-q", "-E", "-b", "gettext",
                         "-d", str(BUILD / "doctrees-gettext"),
                         "-D", "gettext_compact=0", "-D", "gettext_location=0",
                         "-D", "gettext_uuid=0", "-D", "gettext_last_translator=",
                         str(ROOT), str(out)], check=True, cwd=ROOT)
-    finally:
-        conf.unlink(missing_ok=True)
+
+
+def build() -> int:
+    """The Chinese book from the English one's sources and stored outputs, warnings as errors,
+    built in its own folder and then put at ``_build/html/zh`` (a build straight into the English
+    book's folder would clutter it with its own ``_sources`` and doctrees)."""
+    out, site = BUILD / "html-zh", ROOT / "_build" / "html" / "zh"
+    with sphinx_conf():
+        run = subprocess.run([BIN / "sphinx-build", "-q", "-W", "--keep-going", "-b", "html",
+                              "-d", str(BUILD / "doctrees-zh"), "-D", f"language={LANGUAGE}",
+                              str(ROOT), str(out)], cwd=ROOT)
+    if run.returncode:
+        return run.returncode
+    shutil.rmtree(site, ignore_errors=True)
+    shutil.copytree(out, site, ignore=shutil.ignore_patterns(".buildinfo", ".doctrees"))
+    print(f"The Chinese book is at {site / 'index.html'}")
+    return 0
 
 
 def catalogs() -> list[Path]:
@@ -119,7 +149,9 @@ def out_of_date() -> list[str]:
     for name in sorted(pos.keys() - pots.keys()):
         problems.append(f"{name}: a catalog for a page that is gone (run make i18n)")
     for name in sorted(pots.keys() & pos.keys()):
-        want = {(e.msgctxt, e.msgid) for e in polib.pofile(str(pots[name]))}
+        # an empty message (an image without alt text) is no message: gettext reserves "" for
+        # the catalog's header
+        want = {(e.msgctxt, e.msgid) for e in polib.pofile(str(pots[name])) if e.msgid}
         have = {(e.msgctxt, e.msgid) for e in polib.pofile(str(pos[name])) if not e.obsolete}
         if want != have:
             problems.append(f"{name}: {len(want - have)} messages missing, {len(have - want)} "
@@ -165,6 +197,8 @@ def lint_entry(msgid: str, msgstr: str, terms: list[dict]) -> list[str]:
         problems.append("formulas ($...$) differ")
     if _multiset(LINK, msgid, 1) != _multiset(LINK, msgstr, 1):
         problems.append("link targets differ")
+    if _multiset(FOOTNOTE, msgid) != _multiset(FOOTNOTE, msgstr):
+        problems.append("footnote references ([^label]) differ")
     words = WORD.findall(MATH.sub("", LINK.sub("", plain_id)))
     if words and not CJK.search(msgstr) and not (msgstr == msgid and nothing_to_translate(msgid)):
         problems.append("no Chinese in the translation")
@@ -257,6 +291,7 @@ def main(argv=None) -> int:
     li = sub.add_parser("lint")
     li.add_argument("po", nargs="*", type=Path)
     sub.add_parser("outdated")
+    sub.add_parser("build")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     if args.command == "update":
@@ -271,6 +306,8 @@ def main(argv=None) -> int:
         return fill(args.po.resolve(), args.translations)
     if args.command == "lint":
         return lint([p.resolve() for p in args.po] or catalogs())
+    if args.command == "build":
+        return build()
     problems = out_of_date()
     print("\n".join(problems) or "every catalog holds its page's messages")
     return 1 if problems else 0

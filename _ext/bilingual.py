@@ -1,0 +1,107 @@
+"""The book in two languages: a link on every page to the same page in the other language, and
+the footnote references of translated paragraphs.
+
+The English book is built at ``_build/html``, the Chinese one (``language: zh_CN``, from the
+catalogs in ``locales/``) at ``_build/html/zh`` (``scripts/i18n.py build``), so a page's
+counterpart is found by its name alone. The Chinese build also gets the theme strings that have
+no catalog: the search field's placeholder and the toggle buttons' hints.
+
+Sphinx parses each translated message on its own, where MyST does not know the page's footnotes,
+so a ``[^record]`` in a translation stays text (and Sphinx warns that the paragraph lost its
+reference). ``TranslatedFootnotes`` turns such text back into the reference, once the messages
+are in; scripts/i18n.py lint checks that every translation keeps its footnote references.
+"""
+
+import re
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+
+TEMPLATES = Path(__file__).with_name("templates")
+ZH = "zh_CN"
+ZH_FOLDER = "zh"
+#: theme strings without a catalog, as the Chinese build writes them
+ZH_THEME_STRINGS = {"search_bar_text": "搜索本书……"}
+ZH_CONFIG_STRINGS = {"togglebutton_hint": "点击显示", "togglebutton_hint_hide": "点击隐藏",
+                     "nb_code_prompt_show": "显示代码单元{type}",
+                     "nb_code_prompt_hide": "隐藏代码单元{type}"}
+
+
+class _LatinTerms(set):
+    """Sphinx 7.4's Chinese search keeps every Latin word of the book in a list that each page
+    extends and each word's stemming searches (minutes on this book); a set answers the same."""
+
+    def extend(self, terms):
+        self.update(terms)
+
+
+def _config_inited(app, config):
+    config.templates_path.append(str(TEMPLATES))
+    options = config.html_theme_options
+    options["article_header_end"] = ["language-switch.html",
+                                     *options.get("article_header_end", ["article-header-buttons.html"])]
+    if config.language == ZH:
+        options.update(ZH_THEME_STRINGS)
+        # the footnotes' warning (above) is answered by TranslatedFootnotes; the roles and links a
+        # translation must keep are checked message by message (scripts/i18n.py lint)
+        config.suppress_warnings = [*config.suppress_warnings, "i18n.inconsistent_references"]
+        from sphinx.search import zh
+
+        zh.SearchChinese.latin_terms = _LatinTerms()
+        for name, value in ZH_CONFIG_STRINGS.items():
+            if name in config:
+                config[name] = value
+
+
+class TranslatedFootnotes(SphinxTransform):
+    """``[^label]`` text in a translated page, where the page defines that footnote, becomes the
+    footnote reference MyST would have made (docutils then numbers and links it)."""
+
+    default_priority = 25  # after sphinx.transforms.i18n.Locale (20), before docutils' Footnotes
+    REFERENCE = re.compile(r"\[\^([\w-]+)\]")
+
+    def apply(self, **kwargs):
+        if self.config.language != ZH:
+            return
+        labels = {name for footnote in self.document.findall(nodes.footnote)
+                  for name in footnote["names"]}
+        for text in list(self.document.findall(nodes.Text)):
+            parent = text.parent
+            if isinstance(parent, (nodes.literal, nodes.literal_block, nodes.FixedTextElement)) \
+                    or not self.REFERENCE.search(text):
+                continue
+            pieces, last = [], 0
+            for match in self.REFERENCE.finditer(text):
+                if match.group(1) not in labels:
+                    continue
+                pieces.append(nodes.Text(text[last:match.start()]))
+                reference = nodes.footnote_reference(match.group(0), auto=1, refname=match.group(1))
+                self.document.note_autofootnote_ref(reference)
+                self.document.note_footnote_ref(reference)
+                pieces.append(reference)
+                last = match.end()
+            if pieces:
+                pieces.append(nodes.Text(text[last:]))
+                parent.replace(text, [p for p in pieces if not isinstance(p, nodes.Text) or p])
+
+
+def switch_link(pagename: str, language: str) -> dict:
+    """Where the same page is in the other language, relative to ``pagename``'s own folder."""
+    up = "../" * pagename.count("/")
+    if language == ZH:
+        return {"href": f"{up}../{pagename}.html", "label": "English", "lang": "en",
+                "title": "Read this page in English"}
+    return {"href": f"{up}{ZH_FOLDER}/{pagename}.html", "label": "中文", "lang": "zh-CN",
+            "title": "阅读本页的中文版"}
+
+
+def _page_context(app, pagename, templatename, context, doctree):
+    context["language_switch"] = switch_link(pagename, app.config.language or "en")
+
+
+def setup(app):
+    app.connect("config-inited", _config_inited)
+    app.connect("html-page-context", _page_context)
+    app.add_transform(TranslatedFootnotes)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
