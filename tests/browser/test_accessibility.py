@@ -5,13 +5,23 @@ and is put into each page by the test only; the book never ships it. A page fail
 violation axe rates serious or critical. The pages are found in ``_build/html`` (never listed by
 hand), so widgets that move to other pages are checked where they land.
 
-Each page is loaded once. It is checked in the light theme with every rule, then switched to dark
-with the book's own theme button, as a reader does, and checked again with the rules whose
-verdict depends on colour (``COLOUR_RULES``); the other rules read the document, which the switch
-does not change. A page that is *loaded* in the dark theme gets every rule: the introduction and
-the first page of each widget kind (``DARK_LOADED``). Each widget on each page is photographed in
-each theme to ``_build/screenshots/widgets/``.
+Each page, English and Chinese (``zh/``), is loaded once. It is checked in the light theme with
+every rule, then switched to dark with the book's own theme button, as a reader does, and checked
+again with the rules whose verdict depends on colour (``COLOUR_RULES``); the other rules read the
+document, which the switch does not change. A page that is *loaded* in the dark theme gets every
+rule: the introduction and the first page of each widget kind (``DARK_LOADED``).
+
+The colour rules judge each element with text by its own colours and those behind it, and most
+elements of a page look like elements of pages checked before (body text, code tokens, outputs,
+the sidebar). So each page gives axe's colour rules the elements whose *look* this test process
+has not yet seen in that theme: the computed colour, font, opacity and shadow of the element and
+its parent, and the background, opacity, filter and blend of every ancestor (``LOOKS``). An
+element that looks new anywhere is checked where it first appears; ``TENSOR_VIEWS_ALL_COLOURS=1``
+checks every element of every page. With ``TENSOR_VIEWS_SCREENSHOTS=1`` (``make screenshots``),
+each widget on each page is photographed in each theme to ``_build/screenshots/widgets/``.
 """
+
+import os
 
 from pathlib import PurePosixPath
 
@@ -52,14 +62,73 @@ async (only) => {
 """
 
 
-def _axe(page, rules=None):
-    """axe's violations on ``page``: every WCAG 2 A/AA rule, or only ``rules``."""
+#: each element with text, and its look: what the colour rules' verdict on it depends on
+LOOKS = """
+(seen) => {
+  const known = new Set(seen);
+  const behind = new Map();  // element -> the backgrounds, opacities and filters it sits on
+  const backdrop = (e) => {
+    if (!e) return "";
+    if (!behind.has(e)) {
+      const s = getComputedStyle(e);
+      behind.set(e, [s.backgroundColor, s.backgroundImage, s.opacity, s.filter, s.mixBlendMode,
+                     backdrop(e.parentElement)].join("|"));
+    }
+    return behind.get(e);
+  };
+  const elements = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    if (walker.currentNode.textContent.trim() && walker.currentNode.parentElement) {
+      elements.add(walker.currentNode.parentElement);
+    }
+  }
+  const fresh = [], looks = [];
+  for (const element of elements) {
+    const own = getComputedStyle(element);
+    const parent = element.parentElement ? getComputedStyle(element.parentElement) : {};
+    const look = [element.tagName, own.color, own.fontSize, own.fontWeight, own.textShadow,
+                  own.textDecorationLine, own.visibility, parent.color, parent.fontWeight,
+                  backdrop(element)].join("|");
+    if (!known.has(look)) { known.add(look); fresh.push(element); looks.push(look); }
+  }
+  window.__tensorViewsFresh = fresh;
+  return looks;
+}
+"""
+RUN_AXE_ON_FRESH = RUN_AXE.replace("axe.run(document,", "axe.run(window.__tensorViewsFresh,")
+#: the looks each theme's colour rules have checked in this test process
+_SEEN = {"light": set(), "dark": set()}
+
+
+def _load_axe(page):
     if not AXE.exists():
         pytest.fail("axe-core is not installed: run `npm ci` (make setup does)")
     if not page.evaluate("typeof axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
+
+
+def _axe(page, rules=None):
+    """axe's violations on ``page``: every WCAG 2 A/AA rule, or only ``rules``."""
+    _load_axe(page)
     only = {"type": "tag", "values": TAGS} if rules is None else {"type": "rule", "values": rules}
     return page.evaluate(RUN_AXE, only)
+
+
+def _axe_page(page, theme):
+    """Every rule but the colour rules on the whole page, and the colour rules on the elements
+    whose look is new in ``theme`` (``theme`` "dark": the colour rules only)."""
+    _load_axe(page)
+    found = [] if theme == "dark" else page.evaluate(RUN_AXE, {"type": "rule", "values": [
+        r for r in page.evaluate("(tags) => axe.getRules(tags).map(r => r.ruleId)", TAGS)
+        if r not in COLOUR_RULES]})
+    if os.environ.get("TENSOR_VIEWS_ALL_COLOURS"):
+        return found + page.evaluate(RUN_AXE, {"type": "rule", "values": COLOUR_RULES})
+    looks = page.evaluate(LOOKS, sorted(_SEEN[theme]))
+    if looks:
+        found += page.evaluate(RUN_AXE_ON_FRESH, {"type": "rule", "values": COLOUR_RULES})
+    _SEEN[theme].update(looks)
+    return found
 
 
 def _report(violations):
@@ -76,6 +145,8 @@ def _blocking(violations):
 
 
 def _photograph_widgets(page, path, theme, screenshots):
+    if not os.environ.get("TENSOR_VIEWS_SCREENSHOTS"):
+        return
     folder = screenshots / "widgets"
     folder.mkdir(exist_ok=True)
     stem = path.replace("/", "__")[: -len(".html")]
@@ -127,13 +198,13 @@ def test_page_has_no_serious_accessibility_violations(browser, book_url, screens
         if themed:  # the theme really is the one asked for
             assert page.evaluate("document.documentElement.dataset.theme") == "light"
         _photograph_widgets(page, path, "light", screenshots)
-        light = _blocking(_axe(page))
+        light = _blocking(_axe_page(page, "light"))
         check_loaded_page(page, path, problems, screenshots)  # test_book.py's checks, same load
         dark = []
         if themed:
             _switch_to_dark(page)
             _photograph_widgets(page, path, "dark", screenshots)
-            dark = _blocking(_axe(page, COLOUR_RULES))
+            dark = _blocking(_axe_page(page, "dark"))
     finally:
         page.close()
     assert not light, f"{path} (light theme):\n{_report(light)}"
@@ -177,3 +248,21 @@ def test_axe_is_not_shipped_in_the_book():
     assert shipped == []
     assert not any("axe.run(" in p.read_text(encoding="utf-8", errors="ignore")
                    for p in BUILD.rglob("*.html"))
+
+
+def test_the_colour_rules_check_each_new_look_once(browser, monkeypatch):
+    """A faint text is reported on the first page that shows it; a later page with the same look
+    has nothing new to check, and a text of another faint colour is reported again."""
+    monkeypatch.setattr(__import__(__name__, fromlist=["_SEEN"]), "_SEEN", {"light": set(), "dark": set()})
+    page = browser.new_page()
+
+    def faint(colour):
+        page.set_content("<!doctype html><html lang='en'><head><title>t</title></head><body><main>"
+                         f"<p>plain text</p><p style='color:{colour};background:#fff'>faint</p>"
+                         "</main></body></html>")
+        return {v["id"] for v in _blocking(_axe_page(page, "light"))}
+
+    assert faint("#aaa") == {"color-contrast"}
+    assert faint("#aaa") == set()
+    assert faint("#bbb") == {"color-contrast"}
+    page.close()

@@ -31,7 +31,7 @@ CONSOLE_ALLOWLIST = [
 PAGES = sorted(
     str(path.relative_to(BUILD))
     for path in BUILD.rglob("*.html")
-    if not path.relative_to(BUILD).parts[0].startswith("_")
+    if not any(part.startswith("_") for part in path.relative_to(BUILD).parts)
 ) if BUILD.exists() else []
 
 

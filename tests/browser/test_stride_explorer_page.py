@@ -1,5 +1,7 @@
 """The StrideExplorer on the memory-layout pages works in the static book, with no kernel."""
 
+import pytest
+
 from .test_book import _open
 
 PAGE = "notebooks/03-1-storage-and-strides.html"
@@ -12,8 +14,9 @@ def _first_explorer(page):
     return page.locator(".tl-se").first
 
 
-def test_stride_explorer_renders_and_an_operation_changes_the_strides(browser, book_url):
-    page, problems = _open(browser, f"{book_url}/{PAGE}")
+@pytest.mark.parametrize("edition", ["", "zh/"], ids=["en", "zh"])
+def test_stride_explorer_renders_and_an_operation_changes_the_strides(browser, book_url, edition):
+    page, problems = _open(browser, f"{book_url}/{edition}{PAGE}")
     explorer = _first_explorer(page)
     assert explorer.locator(".tl-shape").inner_text() == "(3, 4)"
     assert explorer.locator(".tl-stride").inner_text() == "(4, 1)"

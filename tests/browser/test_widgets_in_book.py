@@ -11,8 +11,9 @@ from .test_book import PAGES, _open
 from .test_keyboard import _focus_is_visible
 
 
-def test_quiz_checks_answers_in_the_page(browser, book_url):
-    page, problems = _open(browser, f"{book_url}/notebooks/03-1-storage-and-strides.html")
+@pytest.mark.parametrize("edition", ["", "zh/"], ids=["en", "zh"])
+def test_quiz_checks_answers_in_the_page(browser, book_url, edition):
+    page, problems = _open(browser, f"{book_url}/{edition}notebooks/03-1-storage-and-strides.html")
     page.wait_for_selector(".tl-quiz .tl-quiz-question", timeout=20_000)
     first = page.locator(".tl-quiz-question[data-index='0']").first
     first.locator(".tl-quiz-input").fill("(4, 3, 1)")
@@ -39,8 +40,9 @@ def edit_broadcast_shapes(page):
     return explorer, second
 
 
-def test_broadcast_explorer_recomputes_when_a_shape_is_edited(browser, book_url):
-    page, problems = _open(browser, f"{book_url}/notebooks/04-1-the-broadcasting-rule.html")
+@pytest.mark.parametrize("edition", ["", "zh/"], ids=["en", "zh"])
+def test_broadcast_explorer_recomputes_when_a_shape_is_edited(browser, book_url, edition):
+    page, problems = _open(browser, f"{book_url}/{edition}notebooks/04-1-the-broadcasting-rule.html")
     explorer, second = edit_broadcast_shapes(page)
     assert explorer.get_attribute("data-state") == "ok"
     assert explorer.locator(".tl-bx-result").inner_text() == "[3, 5]"
