@@ -12,7 +12,8 @@ What runs, in order (each step's time is printed; the first failing step stops i
    kernels and ``otter run``) run only when the exercises, the classroom tools or their tests
    changed, and the kernel zygote's tests only when it changed.
 3. ``nbval``: the checked notebooks re-run in fresh kernels, outputs compared.
-4. ``build``: the whole book, ``-W`` (it runs no notebook, so it takes seconds).
+4. ``build``: the whole book, ``-W`` (it runs no notebook, so it takes seconds), then the
+   Chinese book (``build zh``: only the pages whose source or catalog changed are read again).
 5. ``browser``: the checked pages in headless Chromium (console, requests, height, axe in both
    themes). The widget tests (keyboard, JupyterLab, the offline zip) run when the widgets, the
    book's configuration or the browser tests changed.
@@ -43,10 +44,10 @@ GRADING_PATHS = ("tensorlens/exercises/", "tensorlens/classroom/", "tests/test_g
 #: changes under these paths make the kernel zygote's tests (kernels started and killed) run
 ZYGOTE_PATHS = ("tests/kernel_zygote.py", "tests/test_kernel_zygote.py")
 #: changes under these paths make every browser test run
-WIDGET_PATHS = ("tensorlens/widgets/", "tests/browser/", "_config.yml", "_static/", "scripts/vendor",
+WIDGET_PATHS = ("tensorlens/widgets/", "tests/browser/", "_config.yml", "_static/", "_ext/", "scripts/vendor",
                 "package.json", "package-lock.json", "scripts/make_dist.py")
 PAGE_BROWSER_TESTS = ["tests/browser/test_accessibility.py", "tests/browser/test_book.py",
-                      "tests/browser/test_launch_buttons.py"]
+                      "tests/browser/test_launch_buttons.py", "tests/browser/test_zh_book.py"]
 
 
 def git(*args) -> list[str]:
@@ -70,6 +71,8 @@ def page_of(path: str) -> str | None:
         return p.stem
     if p.parts[:1] == ("book",) and p.suffix == ".md":
         return p.stem
+    if p.parts[:3] == ("locales", "zh_CN", "LC_MESSAGES") and p.suffix == ".po":
+        return p.stem  # a page's Chinese catalog
     return None
 
 
@@ -127,6 +130,8 @@ def main(argv=None) -> int:
                        "--dist", "loadfile"], env, times)
     step("build", [str(Path(PY).parent / "jupyter-book"), "build", "-W", "--keep-going", "--all",
                    "-q", "."], env, times)
+    # the Chinese book, built on its last build (only the changed pages are read again)
+    step("build zh", [PY, "scripts/i18n.py", "build"], env, times)
     widgets = any(f.startswith(WIDGET_PATHS) for f in files)
     if widgets:
         step("browser", [*PYTEST, "-n", "2", "tests/browser"], env, times)
