@@ -1,5 +1,5 @@
 """The book in two languages: a link on every page to the same page in the other language, and
-the footnote references of translated paragraphs.
+the footnote references of translated paragraphs and the labels of the code toggles.
 
 The English book is built at ``_build/html``, the Chinese one (``language: zh_CN``, from the
 catalogs in ``locales/``) at ``_build/html/zh`` (``scripts/i18n.py build``), so a page's
@@ -34,6 +34,31 @@ class _LatinTerms(set):
 
     def extend(self, terms):
         self.update(terms)
+
+
+#: the labels of the book's code toggles (cells' ``code_prompt_show`` and ``code_prompt_hide``
+#: metadata), as the Chinese book writes them; tests/test_i18n.py finds every label in this table
+ZH_PROMPTS = {
+    "Show the check": "显示检查代码", "Hide the check": "隐藏检查代码",
+    "Show the code": "显示代码", "Hide the code": "隐藏代码",
+    "Solution": "参考答案", "Hide the solution": "隐藏参考答案",
+    "Show the NumPy code": "显示 NumPy 代码", "Hide the NumPy code": "隐藏 NumPy 代码",
+    "Show the messages": "显示消息", "Hide the messages": "隐藏消息",
+}
+
+
+class TranslatedPrompts(SphinxTransform):
+    """The Chinese labels of the code toggles that cells name in their metadata."""
+
+    default_priority = 25
+
+    def apply(self, **kwargs):
+        if self.config.language != ZH:
+            return
+        for cell in self.document.findall(nodes.container):
+            for key in ("prompt_show", "prompt_hide"):
+                if cell.get(key) in ZH_PROMPTS:
+                    cell[key] = ZH_PROMPTS[cell[key]]
 
 
 def _config_inited(app, config):
@@ -104,4 +129,5 @@ def setup(app):
     app.connect("config-inited", _config_inited)
     app.connect("html-page-context", _page_context)
     app.add_transform(TranslatedFootnotes)
+    app.add_transform(TranslatedPrompts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -105,6 +105,17 @@ def test_the_glossary_shows_both_languages_with_the_term_tables_chinese():
             f"glossary {term!r} is {glossary[term]!r}; the table says {table[term]!r}"
 
 
+def test_every_code_toggle_label_has_its_chinese():
+    import nbformat
+
+    labels = {cell.metadata["mystnb"][key] for path in (ROOT / "notebooks").glob("*.ipynb")
+              for cell in nbformat.read(path, as_version=4).cells
+              for key in ("code_prompt_show", "code_prompt_hide")
+              if key in cell.metadata.get("mystnb", {})}
+    assert "Solution" in labels
+    assert labels - set(bilingual.ZH_PROMPTS) == set()
+
+
 @pytest.mark.parametrize("page, language, href", [
     ("book/intro", "en", "../zh/book/intro.html"),
     ("notebooks/03-2-view-or-copy", "en", "../zh/notebooks/03-2-view-or-copy.html"),
