@@ -18,12 +18,16 @@ export PYTHONWARNINGS :=
 
 # The book shows the executed notebooks' stored outputs (nbval proves a fresh kernel reproduces
 # them), so it first brings every notebook up to date with its .md source (make sync).
-# The Chinese edition is built from the same sources and the catalogs in locales/ (scripts/i18n.py)
-# and put at _build/html/zh.
+# The Chinese edition is built from the same sources and the catalogs in locales/ (scripts/i18n.py),
+# beside the English one (each build uses one core), and then put at _build/html/zh.
 book: sync
-	@rm -rf _build/html _build/jupyter_execute _build/.doctrees
-	$(BIN)/jupyter-book build -W --keep-going --all .
-	$(PY) scripts/i18n.py build
+	@rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/i18n/doctrees-zh _build/i18n/html-zh
+	@$(PY) scripts/i18n.py build --no-place & zh=$$!; \
+	  $(BIN)/jupyter-book build -W --keep-going --all . ; en=$$?; \
+	  wait $$zh; zh=$$?; \
+	  [ $$en -eq 0 ] || { echo "make book: the English build failed"; exit 1; }; \
+	  [ $$zh -eq 0 ] || { echo "make book: the Chinese build failed (scripts/i18n.py build)"; exit 1; }
+	$(PY) scripts/i18n.py place
 	@echo "The book is at $(abspath _build/html/index.html), in Chinese at $(abspath _build/html/zh/index.html)"
 
 # The Chinese catalogs follow the English pages (new messages added, changed ones fuzzy, gone ones

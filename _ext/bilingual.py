@@ -24,8 +24,8 @@ ZH_FOLDER = "zh"
 #: theme strings without a catalog, as the Chinese build writes them
 ZH_THEME_STRINGS = {"search_bar_text": "搜索本书……"}
 ZH_CONFIG_STRINGS = {"togglebutton_hint": "点击显示", "togglebutton_hint_hide": "点击隐藏",
-                     "nb_code_prompt_show": "显示代码单元{type}",
-                     "nb_code_prompt_hide": "隐藏代码单元{type}"}
+                     "nb_code_prompt_show": "显示{type}",
+                     "nb_code_prompt_hide": "隐藏{type}"}
 
 
 class _LatinTerms(set):
@@ -47,8 +47,14 @@ ZH_PROMPTS = {
 }
 
 
+#: what a default toggle label's ``{type}`` stands for, by the cell's hide mode (MyST-NB fills in
+#: source, output(s) or content)
+ZH_HIDDEN = {"input": "源代码", "output": "输出", "all": "内容"}
+
+
 class TranslatedPrompts(SphinxTransform):
-    """The Chinese labels of the code toggles that cells name in their metadata."""
+    """The Chinese labels of the code toggles: those that cells name in their metadata, and the
+    default one (``nb_code_prompt_show``), whose ``{type}`` MyST-NB would fill in English."""
 
     default_priority = 25
 
@@ -59,6 +65,8 @@ class TranslatedPrompts(SphinxTransform):
             for key in ("prompt_show", "prompt_hide"):
                 if cell.get(key) in ZH_PROMPTS:
                     cell[key] = ZH_PROMPTS[cell[key]]
+                if "{type}" in cell.get(key, "") and cell.get("hide_mode") in ZH_HIDDEN:
+                    cell[key] = cell[key].replace("{type}", ZH_HIDDEN[cell["hide_mode"]])
 
 
 def _config_inited(app, config):

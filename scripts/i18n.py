@@ -7,6 +7,7 @@
     python scripts/i18n.py lint [PO ...]   # every translation keeps its message's markup
     python scripts/i18n.py outdated        # exit 1 if a catalog does not match its page
     python scripts/i18n.py build           # the Chinese book, -W, into _build/html/zh (make book)
+    python scripts/i18n.py place           # the book built with build --no-place, into place
 
 The messages are the English pages' text as Sphinx's gettext builder extracts it (markdown
 cells, headings, admonitions and prose pages; never code or outputs), written in MyST: a
@@ -90,19 +91,31 @@ def extract(out: Path) -> None:
                         str(ROOT), str(out)], check=True, cwd=ROOT)
 
 
-def build() -> int:
+ZH_OUT = BUILD / "html-zh"
+
+
+def build(place_it: bool = True) -> int:
     """The Chinese book from the English one's sources and stored outputs, warnings as errors,
-    built in its own folder and then put at ``_build/html/zh`` (a build straight into the English
-    book's folder would clutter it with its own ``_sources`` and doctrees)."""
-    out, site = BUILD / "html-zh", ROOT / "_build" / "html" / "zh"
+    built in its own folder (a build straight into the English book's folder would clutter it
+    with its own ``_sources`` and doctrees) and then, unless ``place_it`` is false, placed."""
+    out = ZH_OUT
     with sphinx_conf():
         run = subprocess.run([BIN / "sphinx-build", "-q", "-W", "--keep-going", "-b", "html",
                               "-d", str(BUILD / "doctrees-zh"), "-D", f"language={LANGUAGE}",
                               str(ROOT), str(out)], cwd=ROOT)
     if run.returncode:
         return run.returncode
+    return place() if place_it else 0
+
+
+def place() -> int:
+    """The built Chinese book into the English one, at ``_build/html/zh``."""
+    site = ROOT / "_build" / "html" / "zh"
+    if not (ZH_OUT / "index.html").exists():
+        print("the Chinese book is not built: scripts/i18n.py build")
+        return 1
     shutil.rmtree(site, ignore_errors=True)
-    shutil.copytree(out, site, ignore=shutil.ignore_patterns(".buildinfo", ".doctrees"))
+    shutil.copytree(ZH_OUT, site, ignore=shutil.ignore_patterns(".buildinfo", ".doctrees"))
     print(f"The Chinese book is at {site / 'index.html'}")
     return 0
 
@@ -291,7 +304,10 @@ def main(argv=None) -> int:
     li = sub.add_parser("lint")
     li.add_argument("po", nargs="*", type=Path)
     sub.add_parser("outdated")
-    sub.add_parser("build")
+    b = sub.add_parser("build")
+    b.add_argument("--no-place", action="store_true",
+                   help="leave it in _build/i18n/html-zh (make book builds both languages at once)")
+    sub.add_parser("place")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     if args.command == "update":
@@ -307,7 +323,9 @@ def main(argv=None) -> int:
     if args.command == "lint":
         return lint([p.resolve() for p in args.po] or catalogs())
     if args.command == "build":
-        return build()
+        return build(place_it=not args.no_place)
+    if args.command == "place":
+        return place()
     problems = out_of_date()
     print("\n".join(problems) or "every catalog holds its page's messages")
     return 1 if problems else 0
