@@ -87,7 +87,9 @@ js: setup
 	node --test tests/js/
 
 # The page tests in Chromium, keeping a full-page screenshot of every page in _build/screenshots/.
+# (Chinese pages need a CJK font to be read in them: Debian's fonts-noto-cjk, installed when missing.)
 screenshots: setup chromium
+	@fc-list :lang=zh | grep -q . || { $(SUDO) apt-get update && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y fonts-noto-cjk; }
 	TENSOR_VIEWS_SCREENSHOTS=1 $(PY) -m pytest -q -p no:cacheprovider -n 2 tests/browser/test_accessibility.py
 
 # Every chapter on Colab's stack (tests/colab/stack.txt), tensorlens installed by the setup cell

@@ -1,5 +1,6 @@
 """The book in two languages: a link on every page to the same page in the other language, and
-the footnote references of translated paragraphs and the labels of the code toggles.
+the footnote references of translated paragraphs, the labels of the code toggles and the table
+of contents' captions.
 
 The English book is built at ``_build/html``, the Chinese one (``language: zh_CN``, from the
 catalogs in ``locales/``) at ``_build/html/zh`` (``scripts/i18n.py build``), so a page's
@@ -16,6 +17,7 @@ import re
 from pathlib import Path
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -67,6 +69,26 @@ class TranslatedPrompts(SphinxTransform):
                     cell[key] = ZH_PROMPTS[cell[key]]
                 if "{type}" in cell.get(key, "") and cell.get("hide_mode") in ZH_HIDDEN:
                     cell[key] = cell[key].replace("{type}", ZH_HIDDEN[cell["hide_mode"]])
+
+
+class TranslatedCaptions(SphinxTransform):
+    """The captions of the table of contents (``_toc.yml``: "Chapters", "Reference"), from the
+    root page's catalog: sphinx-external-toc inserts its toctrees after the messages went in."""
+
+    default_priority = 110  # after sphinx_external_toc's InsertToctrees (100)
+
+    def apply(self, **kwargs):
+        if self.config.language != ZH:
+            return
+        from sphinx import locale
+        from sphinx.util.i18n import docname_to_domain
+
+        catalog, _ = locale.init([Path(self.env.srcdir, d) for d in self.config.locale_dirs],
+                                 self.config.language,
+                                 docname_to_domain(self.env.docname, self.config.gettext_compact))
+        for toctree in self.document.findall(addnodes.toctree):
+            if toctree.get("caption"):
+                toctree["caption"] = toctree["rawcaption"] = catalog.gettext(toctree["caption"])
 
 
 def _config_inited(app, config):
@@ -138,4 +160,5 @@ def setup(app):
     app.connect("html-page-context", _page_context)
     app.add_transform(TranslatedFootnotes)
     app.add_transform(TranslatedPrompts)
+    app.add_transform(TranslatedCaptions)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
