@@ -30,7 +30,7 @@ import math
 import os
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import torch
@@ -223,7 +223,13 @@ class CheckResult:
 class _Outcome:
     status: str  # "pass", "fail", "error", "not_implemented"
     message: str = ""
-    details: list = field(default_factory=list)
+    #: what the report shows, made when read: most trials pass and are never shown (a tensor's
+    #: repr was a sixth of a check's time)
+    render: Callable[[], list] = list
+
+    @property
+    def details(self) -> list:
+        return self.render()
 
 
 class _Budget(Exception):
@@ -344,7 +350,11 @@ def _trial(fn, args: tuple, ex: Exercise, reference: Callable) -> _Outcome:
     so nothing either does in place can leak into the stored edge cases or the next trial.
     """
     names = ex.arg_names
-    shown = [("input", _render.describe_args(copy.deepcopy(args), names))]
+    given = copy.deepcopy(args)  # the input as it was, for the report
+
+    def shown():
+        return [("input", _render.describe_args(given, names))]
+
     expected = reference(*copy.deepcopy(args))
     theirs = copy.deepcopy(args)
     before = [[_layout(t) for t in tensors_in(arg)] for arg in theirs]
@@ -364,7 +374,11 @@ def _trial(fn, args: tuple, ex: Exercise, reference: Callable) -> _Outcome:
     except BaseException as err:  # the student's bug (sys.exit included), reported as such
         text = f"{type(err).__name__}: {err}".strip().rstrip(":")
         return _Outcome("error", f"your function raised {_render.one_line(text)}", shown)
-    details = shown + [("expected", _render.describe_value(expected, layout=False)), ("got", _render.describe_value(got))]
+
+    def details():
+        return shown() + [("expected", _render.describe_value(expected, layout=False)),
+                          ("got", _render.describe_value(got))]
+
     problem = _compare(expected, got, ex)
     if problem:
         return _Outcome("fail", problem, details)
