@@ -56,6 +56,8 @@ _DTYPE = ("out = _right(*args)\n"
           "return out.to(torch.float32 if out.dtype == torch.float64 else torch.float64)")
 _RAISES = 'raise ValueError("a bug in my function")'
 _LOOPS = "while True:\n    pass"
+# a cell that waits forever (on input that never comes): as endless, and it leaves the CPU free
+_WAITS = "import time\nwhile True:\n    time.sleep(1)"
 
 
 def _wrapped(solution: str, name: str, body: str) -> str:
@@ -148,9 +150,9 @@ def make_samples(chapter: Chapter, dest: pathlib.Path) -> dict:
         "raises": (chapter.sample({**{f: "right" for f in names}, names[0]: _RAISES},
                                   extra_cells=['raise RuntimeError("a cell that raises")']), n - 1),
         # a cell that never ends (stopped at the notebook's time limit, later cells still run),
-        # and a function that never returns (stopped at its question's time limit)
+        # and a function that never returns, looping (stopped at its question's time limit)
         "loops_forever": (chapter.sample({**{f: "right" for f in names}, names[-1]: _LOOPS},
-                                         extra_cells=[_LOOPS]), n - 1),
+                                         extra_cells=[_WAITS]), n - 1),
         # partly wrong (half the functions right, the others stubs), and it overwrites the test
         # files with ones that always pass and deletes the other files in its folder: it must
         # still get exactly its partial score

@@ -53,7 +53,7 @@ def graded(tmp_path_factory):
     subs = root / "submissions"
     shutil.copytree(SAMPLES, subs)
     before = _digest(subs)
-    run = subprocess.run([sys.executable, "-m", "tensorlens.classroom.grade", str(subs), "--timeout", "45",
+    run = subprocess.run([sys.executable, "-m", "tensorlens.classroom.grade", str(subs), "--timeout", "20",
                           "--out", str(root / "out")], capture_output=True, text=True, timeout=900,
                          env={**os.environ, FIXTURE_TAG: tag})
     return root, run, before, _digest(subs), tag
@@ -96,7 +96,7 @@ def test_grades_csv_has_otters_columns(graded):
 def test_summary_explains_what_went_wrong(graded):
     summary = (graded[0] / "out" / "summary.md").read_text()
     assert "| never_finishes | pass | timeout | 1/2 |" in summary
-    assert "did not finish within 45 s" in summary
+    assert "did not finish within 20 s" in summary
     assert "your function raised IndexError: Dimension out of range" in summary
     assert "NameError: name 'as_column' is not defined" in summary
     assert "the result is not a view of `x`" in summary
