@@ -63,6 +63,16 @@ def browser():
 
 
 @pytest.fixture(scope="session")
+def tab(browser, book_url):
+    """One tab per test process, going from page to page (test_book.Tab)."""
+    from .test_book import Tab
+
+    tab = Tab(browser, book_url)
+    yield tab
+    tab.page.close()
+
+
+@pytest.fixture(scope="session")
 def screenshots():
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS

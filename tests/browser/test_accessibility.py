@@ -5,7 +5,8 @@ and is put into each page by the test only; the book never ships it. A page fail
 violation axe rates serious or critical. The pages are found in ``_build/html`` (never listed by
 hand), so widgets that move to other pages are checked where they land.
 
-Each page, English and Chinese (``zh/``), is loaded once. It is checked in the light theme with
+Each page, English and Chinese (``zh/``), is loaded once, in one tab per test process that goes
+from page to page as a reader's does (``tab``, test_book.Tab). It is checked in the light theme with
 every rule, then switched to dark with the book's own theme button, as a reader does, and checked
 again with the rules whose verdict depends on colour (``COLOUR_RULES``); the other rules read the
 document, which the switch does not change. A page that is *loaded* in the dark theme gets every
@@ -191,22 +192,19 @@ def _first_page_of_each_widget_kind():
 
 @pytest.mark.skipif(not PAGES, reason="no built book")
 @pytest.mark.parametrize("path", CHECKED_PAGES)
-def test_page_has_no_serious_accessibility_violations(browser, book_url, screenshots, path):
-    page, problems = _open(browser, f"{book_url}/{path}", theme="light")
-    try:
-        themed = page.locator("html[data-theme]").count() > 0
-        if themed:  # the theme really is the one asked for
-            assert page.evaluate("document.documentElement.dataset.theme") == "light"
-        _photograph_widgets(page, path, "light", screenshots)
-        light = _blocking(_axe_page(page, "light"))
-        check_loaded_page(page, path, problems, screenshots)  # test_book.py's checks, same load
-        dark = []
-        if themed:
-            _switch_to_dark(page)
-            _photograph_widgets(page, path, "dark", screenshots)
-            dark = _blocking(_axe_page(page, "dark"))
-    finally:
-        page.close()
+def test_page_has_no_serious_accessibility_violations(tab, book_url, screenshots, path):
+    page, problems = tab.open(f"{book_url}/{path}", "light")  # the tab goes on to the next page
+    themed = page.locator("html[data-theme]").count() > 0
+    if themed:  # the theme really is the one asked for
+        assert page.evaluate("document.documentElement.dataset.theme") == "light"
+    _photograph_widgets(page, path, "light", screenshots)
+    light = _blocking(_axe_page(page, "light"))
+    check_loaded_page(page, path, problems, screenshots)  # test_book.py's checks, same load
+    dark = []
+    if themed:
+        _switch_to_dark(page)
+        _photograph_widgets(page, path, "dark", screenshots)
+        dark = _blocking(_axe_page(page, "dark"))
     assert not light, f"{path} (light theme):\n{_report(light)}"
     assert not dark, f"{path} (dark theme, after the theme switch):\n{_report(dark)}"
     assert problems == []

@@ -6,6 +6,7 @@ With ``TENSOR_VIEWS_SCREENSHOTS=1`` (``make screenshots``), a full-page screensh
 goes to ``_build/screenshots/``, to look at.
 """
 
+import json
 import os
 import re
 from urllib.parse import urlparse
@@ -39,43 +40,41 @@ def _allowed(text):
     return any(pattern.search(text) for pattern in CONSOLE_ALLOWLIST)
 
 
-def _open(browser, url, theme=None):
-    """Load ``url`` and return (page, problems) after widgets have had time to render.
+THEME_SCRIPT = """
+(theme) => {
+  if (theme) { localStorage.setItem('mode', theme); localStorage.setItem('theme', theme); }
+  else { localStorage.removeItem('mode'); localStorage.removeItem('theme'); }
+}
+"""
 
-    ``theme`` ("light" or "dark") picks the book's theme before the page loads, as its switch in
-    the header does (pydata-sphinx-theme keeps the choice in localStorage), and the system
-    preference to match; ``None`` leaves the theme's default.
-    """
-    page = browser.new_page()
-    if theme is None:
-        # The theme's default, whatever an earlier test chose (the profile keeps localStorage).
-        page.add_init_script("localStorage.removeItem('mode'); localStorage.removeItem('theme');")
-    else:
-        page.emulate_media(color_scheme=theme)
-        page.add_init_script(f"localStorage.setItem('mode', '{theme}'); localStorage.setItem('theme', '{theme}');")
-    problems = []
-    host = urlparse(url).hostname
+
+def _listen(page, host, report):
+    """Calls ``report(text)`` for each failed request, request to another host than ``host``,
+    HTTP error, page error and console error on ``page`` (beyond ``CONSOLE_ALLOWLIST``)."""
 
     def on_request(request):
         target = urlparse(request.url)
         if target.scheme in ("http", "https") and target.hostname != host:
-            problems.append(f"external request: {request.url}")
+            report(f"external request: {request.url}")
 
-    page.on("request", on_request)
-    page.on("requestfailed", lambda request: problems.append(f"failed request: {request.url}"))
-    page.on("response", lambda response: response.status >= 400
-            and problems.append(f"HTTP {response.status}: {response.url}"))
     def on_page_error(error):
         if not _allowed(str(error)):
-            problems.append(f"page error: {error}")
+            report(f"page error: {error}")
 
     def on_console(message):
         if message.type == "error" and not _allowed(message.text):
-            problems.append(f"console error: {message.text} ({message.location.get('url')})")
+            report(f"console error: {message.text} ({message.location.get('url')})")
 
+    page.on("request", on_request)
+    page.on("requestfailed", lambda request: report(f"failed request: {request.url}"))
+    page.on("response", lambda response: response.status >= 400
+            and report(f"HTTP {response.status}: {response.url}"))
     page.on("pageerror", on_page_error)
-
     page.on("console", on_console)
+
+
+def _load(page, url):
+    """Go to ``url`` and wait until the network is idle and the widgets have rendered."""
     page.goto(url, wait_until="networkidle")
     widget_count = page.locator("script[type='application/vnd.jupyter.widget-view+json']").count()
     if widget_count:
@@ -83,7 +82,45 @@ def _open(browser, url, theme=None):
             "n => document.querySelectorAll('.widget-subarea > *, .jupyter-widgets').length >= n",
             arg=widget_count, timeout=20_000,
         )
+
+
+def _open(browser, url, theme=None):
+    """Load ``url`` in a new tab and return (page, problems) after widgets have had time to render.
+
+    ``theme`` ("light" or "dark") picks the book's theme before the page loads, as its switch in
+    the header does (pydata-sphinx-theme keeps the choice in localStorage), and the system
+    preference to match; ``None`` leaves the theme's default.
+    """
+    page = browser.new_page()
+    if theme is not None:
+        page.emulate_media(color_scheme=theme)
+    # (``None``: the theme's default, whatever an earlier test chose: the profile keeps localStorage)
+    page.add_init_script(f"({THEME_SCRIPT})({json.dumps(theme)})")
+    problems = []
+    _listen(page, urlparse(url).hostname, problems.append)
+    _load(page, url)
     return page, problems
+
+
+class Tab:
+    """One tab that goes from page to page of the book, as a reader's does (a new tab for each
+    page starts a fresh renderer, which compiles the pages' scripts again: about 0.6 CPU-seconds a
+    page more). Each :meth:`open` gets its own list of problems, and loads its page as
+    :func:`_open` does: theme chosen before the load, the pointer in the corner a new tab has."""
+
+    def __init__(self, browser, book_url):
+        self.page = browser.new_page()
+        self.problems = []
+        self.page.goto(f"{book_url}/_static/tensor-views.css")  # the book's origin: its localStorage
+        _listen(self.page, urlparse(book_url).hostname, lambda text: self.problems.append(text))
+
+    def open(self, url, theme):
+        self.page.emulate_media(color_scheme=theme or "no-override")
+        self.page.evaluate(THEME_SCRIPT, theme)
+        self.page.mouse.move(0, 0)
+        self.problems = []
+        _load(self.page, url)
+        return self.page, self.problems
 
 
 def check_loaded_page(page, path, problems, screenshots):
@@ -145,3 +182,18 @@ def test_exercise_pages_hide_solutions_and_show_a_failing_check(path):
     assert re.search(r'<p class="collapsed admonition-title">Solution</p>', html)
     assert "Show code cell source</p>" not in html.split("tag_solution", 1)[-1].split("</details>", 1)[0]
     assert "tl-check-fail" in html or "tl-check-error" in html
+
+
+def test_a_tab_reports_each_pages_problems_on_that_page_only(browser, book_url):
+    """The tab the page checks share still fails a page: a missing page is reported where it is
+    loaded and not on the next one, which gets the theme asked for before it loads."""
+    tab = Tab(browser, book_url)
+    try:
+        _, problems = tab.open(f"{book_url}/no-such-page.html", "light")
+        assert f"HTTP 404: {book_url}/no-such-page.html" in problems
+        assert all("no-such-page.html" in problem for problem in problems)
+        page, problems = tab.open(f"{book_url}/book/intro.html", "dark")
+        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+        assert problems == []
+    finally:
+        tab.page.close()
