@@ -134,6 +134,8 @@ def main(argv=None) -> int:
     step("build zh", [PY, "scripts/i18n.py", "build"], env, times)
     widgets = any(f.startswith(WIDGET_PATHS) for f in files)
     if widgets:
+        # the offline zip's tests read dist/, made from this build
+        step("zip", [PY, "scripts/make_dist.py", "_build/html", "dist/tensor-views-html.zip"], env, times)
         step("browser", [*PYTEST, "-n", "2", "tests/browser"], env, times)
     elif pages:
         step("browser", [*PYTEST, "-n", "2", *PAGE_BROWSER_TESTS], env, times)

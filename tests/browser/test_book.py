@@ -9,6 +9,7 @@ goes to ``_build/screenshots/``, to look at.
 import json
 import os
 import re
+import time
 from urllib.parse import urlparse
 from urllib.request import urlopen
 
@@ -73,15 +74,48 @@ def _listen(page, host, report):
     page.on("console", on_console)
 
 
-def _load(page, url):
-    """Go to ``url`` and wait until the network is idle and the widgets have rendered."""
-    page.goto(url, wait_until="networkidle")
+class _Traffic:
+    """The page's HTTP requests in flight, followed from its events."""
+
+    QUIET_S = 0.1  # no request in flight for this long: the page has gone quiet
+    LIMIT_S = 15
+
+    def __init__(self, page):
+        self.pending = set()
+        page.on("request", lambda r: r.url.startswith("http") and self.pending.add(r))
+        page.on("requestfinished", lambda r: self.pending.discard(r))
+        page.on("requestfailed", lambda r: self.pending.discard(r))
+
+    def wait_until_quiet(self, page):
+        quiet_since, start = None, time.monotonic()
+        while time.monotonic() - start < self.LIMIT_S:
+            page.wait_for_timeout(25)  # lets Playwright deliver the events
+            now = time.monotonic()
+            if self.pending:
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = now
+            elif now - quiet_since >= self.QUIET_S:
+                return
+        pytest.fail(f"{page.url}: requests still in flight after {self.LIMIT_S} s: "
+                    + ", ".join(r.url for r in self.pending))
+
+
+def _load(page, url, traffic):
+    """Go to ``url`` and wait until its scripts have run, MathJax has typeset, the widgets have
+    rendered and no request is in flight (the checks then run; the problems a page reports later
+    are still counted, up to each test's last assert)."""
+    page.goto(url, wait_until="load")
+    traffic.wait_until_quiet(page)
+    page.wait_for_load_state("load")  # where a page sends the reader on (the root's redirect)
+    page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
     widget_count = page.locator("script[type='application/vnd.jupyter.widget-view+json']").count()
     if widget_count:
         page.wait_for_function(
             "n => document.querySelectorAll('.widget-subarea > *, .jupyter-widgets').length >= n",
             arg=widget_count, timeout=20_000,
         )
+    traffic.wait_until_quiet(page)
 
 
 def _open(browser, url, theme=None):
@@ -98,7 +132,7 @@ def _open(browser, url, theme=None):
     page.add_init_script(f"({THEME_SCRIPT})({json.dumps(theme)})")
     problems = []
     _listen(page, urlparse(url).hostname, problems.append)
-    _load(page, url)
+    _load(page, url, _Traffic(page))
     return page, problems
 
 
@@ -113,13 +147,14 @@ class Tab:
         self.problems = []
         self.page.goto(f"{book_url}/_static/tensor-views.css")  # the book's origin: its localStorage
         _listen(self.page, urlparse(book_url).hostname, lambda text: self.problems.append(text))
+        self.traffic = _Traffic(self.page)
 
     def open(self, url, theme):
         self.page.emulate_media(color_scheme=theme or "no-override")
         self.page.evaluate(THEME_SCRIPT, theme)
         self.page.mouse.move(0, 0)
         self.problems = []
-        _load(self.page, url)
+        _load(self.page, url, self.traffic)
         return self.page, self.problems
 
 
