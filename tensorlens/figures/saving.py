@@ -198,7 +198,7 @@ def allowlist_figure(outcomes, *, title: str | None = None):
 
 
 def memory_steps_figure(steps, *, size_mb: float | None = None, title: str | None = None):
-    """Stacked bars, one per step: ``steps`` is a list of ``(label, allocated_mb, file_mb)``,
+    """Stacked bars, one per step: ``steps`` is a list of ``(label, allocated_mb, file_mb)`` (MiB),
     the growth of the process's allocated memory and of its mapped file pages since before the
     first step. ``size_mb``, if given, is drawn as a dashed line (the checkpoint's size)."""
     steps = list(steps)
@@ -220,9 +220,9 @@ def memory_steps_figure(steps, *, size_mb: float | None = None, title: str | Non
     ax.bar(xs, files, bottom=anon, color="#4c9be8", label="file pages mapped (RssFile growth)")
     if size_mb is not None:
         ax.axhline(size_mb, color="#333333", linestyle="--", linewidth=1,
-                   label=f"checkpoint size, {size_mb:.0f} MB")
+                   label=f"checkpoint size, {size_mb:.0f} MiB")
     ax.set_xticks(list(xs), labels, rotation=30, ha="right", fontsize=8.5)
-    ax.set_ylabel("MB more than before loading")
+    ax.set_ylabel("MiB more than before loading")
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(True, axis="y", alpha=0.3)
     if title:
