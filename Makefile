@@ -79,7 +79,7 @@ check: setup chromium
 # 3 CPU-seconds a notebook less; tests/kernel_zygote.py, tests/test_kernel_zygote.py).
 notebooks: setup
 	$(PY) tests/kernel_zygote.py run -- $(PY) -m pytest -q -p no:cacheprovider --durations=20 --nbval notebooks \
-	    --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300 -n 2 --dist loadfile
+	    --ignore=notebooks/zh --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300 -n 2 --dist loadfile
 
 book-strict: book
 
@@ -123,20 +123,27 @@ lab: setup
 $(LAB_SETTINGS): scripts/lab-overrides.json $(STAMP)
 	mkdir -p $(@D) && cp $< $@
 
-# Regenerate each chapter's .ipynb from its text source and execute it, only where they differ.
+# Regenerate each chapter's .ipynb from its text source and execute it, only where they differ;
+# then the Chinese notebooks (notebooks/zh: the same cells, markdown from the catalogs).
 sync: setup
 	$(PY) scripts/sync_notebooks.py
+	$(PY) scripts/zh_notebooks.py
 
 # The same for every chapter, changed or not (after a change to tensorlens).
 execute: setup
 	$(PY) scripts/sync_notebooks.py --all
+	$(PY) scripts/zh_notebooks.py
 
+# Class material in English, or with EDITION=zh in Chinese (from notebooks/zh, into dist/*-zh).
+EDITION ?= en
+CLASS_SRC := $(if $(filter zh,$(EDITION)),notebooks/zh,notebooks)
+CLASS_SUFFIX := $(if $(filter zh,$(EDITION)),-zh,)
 student: setup
-	$(PY) -m tensorlens.classroom.student notebooks dist/student
+	$(PY) -m tensorlens.classroom.student $(CLASS_SRC) dist/student$(CLASS_SUFFIX)
 
 # An Otter-Grader assignment per chapter: student notebook, tests, Gradescope autograder.zip.
 assignments: setup
-	$(PY) -m tensorlens.classroom.assignments notebooks dist/assignments
+	$(PY) -m tensorlens.classroom.assignments $(CLASS_SRC) dist/assignments$(CLASS_SUFFIX)
 
 clean:
 	rm -rf _build _extra dist

@@ -1,6 +1,7 @@
 """The book in two languages: a link on every page to the same page in the other language, and
 the footnote references of translated paragraphs, the labels of the code toggles and the table
-of contents' captions.
+of contents' captions; on the Chinese pages, launch and download buttons that open the Chinese
+notebooks (``notebooks/zh``).
 
 The English book is built at ``_build/html``, the Chinese one (``language: zh_CN``, from the
 catalogs in ``locales/``) at ``_build/html/zh`` (``scripts/i18n.py build``), so a page's
@@ -155,9 +156,78 @@ def _page_context(app, pagename, templatename, context, doctree):
     context["language_switch"] = switch_link(pagename, app.config.language or "en")
 
 
+#: the Chinese notebooks (scripts/zh_notebooks.py), beside the English ones
+ZH_NOTEBOOKS = "notebooks/zh"
+
+
+def _zh_quizzes(app, pagename, templatename, context, doctree):
+    """On a Chinese page, the quizzes draw their questions from the page's quiz catalog
+    (scripts/quiz_messages.py): the widget state MyST-NB puts in the page is translated before
+    it is written (myst-nb adds it at priority 500). A message without a translation is a
+    warning, which the -W build turns into an error."""
+    if app.config.language != ZH:
+        return
+    js_files = getattr(app.env, "nb_metadata", {}).get(pagename, {}).get("js_files", {})
+    if "ipywidgets_state" not in js_files:
+        return
+    import json
+    import sys
+
+    from myst_nb.core.render import sanitize_script_content
+    from sphinx.util import logging
+
+    sys.path.insert(0, str(Path(app.srcdir, "scripts")))
+    import quiz_messages
+
+    uri, kwargs = js_files["ipywidgets_state"]
+    state = {quiz_messages.WIDGET_STATE: json.loads(kwargs["body"])}
+    translated, missing = quiz_messages.translate_state(
+        state, quiz_messages.translations(Path(pagename).name))
+    for text in missing:
+        logging.getLogger(__name__).warning(
+            "%s: a quiz message has no Chinese (make i18n, then scripts/i18n.py todo/fill "
+            "locales/zh_CN/quizzes/%s.po): %s", pagename, Path(pagename).name, text[:60])
+    body = sanitize_script_content(json.dumps(translated[quiz_messages.WIDGET_STATE]))
+    app.add_js_file(uri, **{**kwargs, "body": body})
+    js_files.pop("ipywidgets_state")
+
+
+def _zh_launch_buttons(app, pagename, templatename, context, doctree):
+    """On a Chinese page, the Colab and Binder buttons open the page's Chinese notebook."""
+    if app.config.language != ZH or not Path(app.srcdir, ZH_NOTEBOOKS, f"{Path(pagename).name}.ipynb").exists():
+        return
+    english = f"/{pagename}.ipynb"
+    chinese = f"/{ZH_NOTEBOOKS}/{Path(pagename).name}.ipynb"
+
+    def retarget(button):
+        if isinstance(button, dict):
+            if str(button.get("url", "")).startswith("https://"):  # not the download button
+                button["url"] = button["url"].replace(english, chinese)
+            for value in button.values():
+                retarget(value)
+        elif isinstance(button, list):
+            for item in button:
+                retarget(item)
+
+    retarget(context.get("header_buttons", []))
+
+
+def _zh_downloads(app, exception):
+    """The Chinese book's ``.ipynb`` download button serves the Chinese notebook."""
+    if exception or app.config.language != ZH or app.builder.format != "html":
+        return
+    sources = Path(app.outdir, "_sources", "notebooks")
+    for notebook in Path(app.srcdir, ZH_NOTEBOOKS).glob("*.ipynb"):
+        if (sources / notebook.name).exists():
+            (sources / notebook.name).write_bytes(notebook.read_bytes())
+
+
 def setup(app):
     app.connect("config-inited", _config_inited)
     app.connect("html-page-context", _page_context)
+    app.connect("html-page-context", _zh_quizzes, priority=400)  # before myst-nb's page scripts
+    app.connect("html-page-context", _zh_launch_buttons, priority=600)  # after the theme's (501)
+    app.connect("build-finished", _zh_downloads)
     app.add_transform(TranslatedFootnotes)
     app.add_transform(TranslatedPrompts)
     app.add_transform(TranslatedCaptions)

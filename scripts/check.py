@@ -5,11 +5,13 @@
 
 What runs, in order (each step's time is printed; the first failing step stops it):
 
-1. ``sync``: the changed pages' notebooks are regenerated from their ``.md`` and executed.
+1. ``sync``: the changed pages' notebooks are regenerated from their ``.md`` and executed, and
+   their Chinese notebooks (``sync zh``: notebooks/zh, from the catalogs) follow.
 2. ``unit``: the unit tests, with the per-page tests limited to the checked pages (the
    ``TENSOR_VIEWS_PAGES`` variable, read by ``tests/book_pages.py``). Tests that compare pages
    with each other still read every page. The end-to-end grading tests (marked ``grading``:
    kernels and ``otter run``) run only when the exercises, the classroom tools or their tests
+   changed, the exercise checkers' tests (marked ``checkers``) only when tensorlens or they
    changed, and the kernel zygote's tests only when it changed.
 3. ``nbval``: the checked notebooks re-run in fresh kernels, outputs compared.
 4. ``build``: the whole book, ``-W`` (it runs no notebook, so it takes seconds), then the
@@ -41,6 +43,10 @@ BASE = "main"
 GRADING_PATHS = ("tensorlens/exercises/", "tensorlens/classroom/", "tests/test_grade.py",
                  "tests/test_otter.py", "tests/otter_samples.py", "tests/submissions/",
                  "tests/accept_solutions.py")
+#: changes under these paths make the exercise checkers' tests (marked ``checkers``, a minute) run:
+#: they read tensorlens and their own files, no page
+CHECKER_PATHS = ("tensorlens/", "tests/test_exercises.py", "tests/test_exercises_accept.py",
+                 "tests/accept_solutions.py", "tests/conftest.py", "requirements.txt", "pyproject.toml")
 #: changes under these paths make the kernel zygote's tests (kernels started and killed) run
 ZYGOTE_PATHS = ("tests/kernel_zygote.py", "tests/test_kernel_zygote.py")
 #: changes under these paths make every browser test run
@@ -118,9 +124,12 @@ def main(argv=None) -> int:
     times: list = []
     if notebooks:
         step("sync", [PY, "scripts/sync_notebooks.py", *notebooks], env, times)
+        step("sync zh", [PY, "scripts/zh_notebooks.py"], env, times)
     unit = [*PYTEST, "-n", "2", "--dist", "loadfile", "--ignore=tests/browser", "--ignore=tests/colab", "tests"]
-    if not any(f.startswith(GRADING_PATHS) for f in files):
-        unit += ["-m", "not grading"]
+    skipped = [marker for marker, paths in (("grading", GRADING_PATHS), ("checkers", CHECKER_PATHS))
+               if not any(f.startswith(paths) for f in files)]
+    if skipped:
+        unit += ["-m", " and ".join(f"not {marker}" for marker in skipped)]
     if not any(f.startswith(ZYGOTE_PATHS) for f in files):
         unit += ["--ignore=tests/test_kernel_zygote.py"]
     step("unit", unit, env, times)

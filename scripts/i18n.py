@@ -1,6 +1,7 @@
 """The Chinese edition's catalogs: one gettext ``.po`` file per page under ``locales/zh_CN/``.
 
-    python scripts/i18n.py update          # catalogs follow the English sources (make i18n)
+    python scripts/i18n.py update          # catalogs follow the English sources (make i18n),
+                                           # and the Chinese notebooks the catalogs
     python scripts/i18n.py stat [--strict] # untranslated and fuzzy messages, page by page
     python scripts/i18n.py todo PO         # a page's messages that need a translation, numbered
     python scripts/i18n.py fill PO FILE    # put the translations in FILE into PO, checked
@@ -8,6 +9,9 @@
     python scripts/i18n.py outdated        # exit 1 if a catalog does not match its page
     python scripts/i18n.py build           # the Chinese book, -W, into _build/html/zh (make book)
     python scripts/i18n.py place           # the book built with build --no-place, into place
+
+The quizzes' questions, kept in code cells, have catalogs of their own, one per quiz page in
+``locales/zh_CN/quizzes/`` (scripts/quiz_messages.py); every command above covers them too.
 
 The messages are the English pages' text as Sphinx's gettext builder extracts it (markdown
 cells, headings, admonitions and prose pages; never code or outputs), written in MyST: a
@@ -41,6 +45,9 @@ from pathlib import Path
 
 import polib
 import yaml
+
+import quiz_messages
+import zh_notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALES = ROOT / "locales"
@@ -121,10 +128,19 @@ def place() -> int:
 
 
 def catalogs() -> list[Path]:
+    """The pages' catalogs (Sphinx's messages)."""
     return sorted(CATALOGS.rglob("*.po"))
 
 
+def quiz_catalogs() -> list[Path]:
+    """The quizzes' catalogs (scripts/quiz_messages.py)."""
+    return sorted(quiz_messages.QUIZ_CATALOGS.glob("*.po"))
+
+
 def page(po: Path) -> str:
+    """A catalog's name: its page's (``notebooks/03-2-view-or-copy``), or ``quizzes/<page>``."""
+    if po.is_relative_to(quiz_messages.QUIZ_CATALOGS):
+        return f"quizzes/{po.stem}"
     return po.relative_to(CATALOGS).with_suffix("").as_posix()
 
 
@@ -147,6 +163,8 @@ def update() -> None:
         catalog.metadata["Language"] = LANGUAGE
         catalog.header = ""
         catalog.save()
+    for line in quiz_messages.update():
+        print(line)
 
 
 def out_of_date() -> list[str]:
@@ -169,7 +187,7 @@ def out_of_date() -> list[str]:
         if want != have:
             problems.append(f"{name}: {len(want - have)} messages missing, {len(have - want)} "
                             "not in the source (run make i18n)")
-    return problems
+    return problems + quiz_messages.out_of_date()
 
 
 def _multiset(pattern, text, group=0):
@@ -241,7 +259,7 @@ def lint(paths: list[Path]) -> int:
 
 def stat(strict: bool) -> int:
     totals = collections.Counter()
-    for po in catalogs():
+    for po in catalogs() + quiz_catalogs():
         catalog = polib.pofile(str(po))
         entries = [e for e in catalog if not e.obsolete]
         untranslated = sum(1 for e in entries if not e.msgstr)
@@ -251,7 +269,7 @@ def stat(strict: bool) -> int:
         if untranslated or fuzzy:
             print(f"{page(po)}: {untranslated} untranslated, {fuzzy} fuzzy ({words} words) "
                   f"of {len(entries)}")
-    print(f"{totals['messages']} messages in {len(catalogs())} catalogs: "
+    print(f"{totals['messages']} messages in {len(catalogs() + quiz_catalogs())} catalogs: "
           f"{totals['untranslated']} untranslated, {totals['fuzzy']} fuzzy "
           f"({totals['words']} English words to translate)")
     return 1 if strict and (totals["untranslated"] or totals["fuzzy"]) else 0
@@ -312,6 +330,7 @@ def main(argv=None) -> int:
     os.chdir(ROOT)
     if args.command == "update":
         update()
+        zh_notebooks.write()
         return stat(strict=False)
     if args.command == "stat":
         return stat(args.strict)
@@ -319,9 +338,11 @@ def main(argv=None) -> int:
         todo(args.po.resolve(), args.all)
         return 0
     if args.command == "fill":
-        return fill(args.po.resolve(), args.translations)
+        filled = fill(args.po.resolve(), args.translations)
+        zh_notebooks.write()
+        return filled
     if args.command == "lint":
-        return lint([p.resolve() for p in args.po] or catalogs())
+        return lint([p.resolve() for p in args.po] or catalogs() + quiz_catalogs())
     if args.command == "build":
         return build(place_it=not args.no_place)
     if args.command == "place":

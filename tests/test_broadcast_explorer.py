@@ -3,6 +3,7 @@ the shared fixtures (tests/js/fixtures/broadcast.json) that tie the JS rule to t
 
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -184,7 +185,7 @@ def test_bundled_module_loads_in_node(tmp_path):
 
 # --- the bundled widget in Chromium ----------------------------------------------------------
 
-PAGE = """<!doctype html><html><head><meta charset="utf-8"><style>{css}</style></head>
+PAGE = """<!doctype html><html lang="{lang}"><head><meta charset="utf-8"><style>{css}</style></head>
 <body><div id="w"></div><script type="module">
 const source = {esm};
 const widget = (await import(URL.createObjectURL(
@@ -217,10 +218,11 @@ def page():
         browser.close()
 
 
-def _open(page, tmp_path, widget):
+def _open(page, tmp_path, widget, lang="en"):
     html = tmp_path / "page.html"
+    # widget._esm is the bundled module (load_esm): broadcast_rule.js and i18n.js are inlined.
     html.write_text(PAGE.format(css=widget._css, esm=json.dumps(widget._esm),
-                                operands=json.dumps(widget.operands)))
+                                operands=json.dumps(widget.operands), lang=lang), encoding="utf-8")
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(html.as_uri())
@@ -285,4 +287,97 @@ def test_browser_editing_adding_removing(page, tmp_path):
     assert page.locator(".tl-bx-result").text_content() == "[3, 5]"
     page.locator('.tl-bx-remove[data-operand="1"]').click()
     assert page.locator(".tl-bx-remove").first.is_disabled()
+    assert errors == []
+
+
+#: the explorer's own words, by the language of the page: the Chinese book declares lang="zh-CN"
+WORDS = {
+    "en": {
+        "title": "Broadcasting: shapes aligned from the right",
+        "shape": "shape",
+        "dims": ["dim -2", "dim -1"],
+        "stride": "stride 0",
+        "tooltip": "dim 1 (-1): stretched: size 1 repeated, stride 0",
+        "cell": "B, dim -2: 1 stretched to 3, stride 0",
+        "input": "shape of B",
+        "remove": "remove B",
+        "grid": "operand shapes, aligned from the right",
+        "legend": ["kept", "stretched: size 1 repeated, stride 0", "prepended: a new dim on the left"],
+        "live": "A [3, 1], B [1, 5] broadcast to [3, 5]",
+        "conflict": ("cannot broadcast: at dim -2 (dim 0 of the result) B has size 4 but A has "
+                     "size 3; sizes must be equal, or one of them 1"),
+        "clash": "clash",
+        "invalid": 'B: "-1" is not a size (sizes cannot be negative)',
+    },
+    "zh-CN": {
+        "title": "广播：形状右对齐",
+        "shape": "形状",
+        "dims": ["维度 -2", "维度 -1"],
+        "stride": "步幅 0",
+        "tooltip": "维度 1（-1）：拉伸：大小为 1 的维度被重复使用，步幅为 0",
+        "cell": "B，维度 -2：1 拉伸为 3，步幅 0",
+        "input": "B 的形状",
+        "remove": "移除 B",
+        "grid": "操作数的形状，右对齐",
+        "legend": ["保留", "拉伸：大小为 1 的维度被重复使用，步幅为 0", "补上：在左边新增的维度"],
+        "live": "A [3, 1]，B [1, 5] 广播为 [3, 5]",
+        "conflict": ("无法广播：在维度 -2（结果的维度 0）上，B 的大小为 4，而 A 的大小为 3；"
+                     "各大小必须相等，或者其中一个为 1"),
+        "clash": "冲突",
+        "invalid": '操作数 B："-1" 不是合法的大小（大小不能为负数）',
+    },
+}
+
+# Every word the widget draws or says: its text, its aria-labels and its tooltips.
+ALL_WORDS = """(() => {
+  const root = document.querySelector(".tl-bx");
+  const out = [root.innerText];
+  for (const node of root.querySelectorAll("*")) {
+    for (const attr of ["aria-label", "title"]) if (node.hasAttribute(attr)) out.push(node.getAttribute(attr));
+    if (node.classList.contains("tl-sr-only")) out.push(node.textContent);
+  }
+  return out.join("\\n");
+})()"""
+
+
+@pytest.mark.parametrize("lang", WORDS)
+def test_browser_speaks_the_language_of_the_page(page, tmp_path, lang):
+    words = WORDS[lang]
+    errors = _open(page, tmp_path, BroadcastExplorer((3, 1), (1, 5)), lang=lang)
+    assert page.locator(".tl-bx-title").text_content() == words["title"]
+    assert page.locator(".tl-bx-head-line .tl-bx-colhead").first.text_content() == words["shape"]
+    assert [c.text_content() for c in page.locator(".tl-bx-header .tl-bx-colhead").all()] == words["dims"]
+    assert page.locator(".tl-bx-grid").get_attribute("aria-label") == words["grid"]
+    assert [k.text_content() for k in page.locator(".tl-bx-key").all()] == words["legend"]
+    stretched = page.locator('.tl-bx-cell[data-operand="0"][data-dim="1"]')
+    assert stretched.locator(".tl-bx-stride").text_content() == words["stride"]
+    assert stretched.get_attribute("title") == words["tooltip"]
+    assert page.locator('.tl-bx-cell[data-operand="1"][data-dim="0"]').get_attribute(
+        "aria-label") == words["cell"]
+    second = page.locator('input.tl-bx-input[data-operand="1"]')
+    assert second.get_attribute("aria-label") == words["input"]
+    assert page.locator('.tl-bx-remove[data-operand="1"]').get_attribute("aria-label") == words["remove"]
+    assert page.locator(".tl-bx-live").text_content() == words["live"]
+    # The button keeps its name (the Chinese page quotes it as `+ operand`), shapes stay as typed.
+    assert page.locator(".tl-bx-add").text_content() == "+ operand"
+    assert page.locator(".tl-bx-result").text_content() == "[3, 5]"
+    if lang == "zh-CN":
+        # Nothing English is left but the button's name and the operands' one-letter names.
+        said = page.evaluate(ALL_WORDS).replace("+ operand", "")
+        assert not re.search(r"[A-Za-z]{2,}", said), said
+
+    second.fill("4, 5")
+    assert page.locator(".tl-bx").get_attribute("data-state") == "conflict"
+    assert page.locator(".tl-bx-error").text_content() == words["conflict"]
+    assert page.locator(".tl-bx-live").text_content() == words["conflict"]
+    assert page.locator('.tl-bx-cell[data-operand="1"][data-dim="0"] .tl-bx-stride').text_content() == words["clash"]
+    if lang == "zh-CN":
+        said = page.evaluate(ALL_WORDS).replace("+ operand", "")
+        assert not re.search(r"[A-Za-z]{2,}", said), said
+    second.fill("3, -1")
+    assert page.locator(".tl-bx").get_attribute("data-state") == "invalid"
+    assert page.locator(".tl-bx-error").text_content() == words["invalid"]
+    if lang == "zh-CN":
+        said = page.evaluate(ALL_WORDS).replace("+ operand", "")
+        assert not re.search(r"[A-Za-z]{2,}", said), said
     assert errors == []

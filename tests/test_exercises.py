@@ -20,6 +20,8 @@ from tensorlens.exercises._core import run_check
 from tensorlens.exercises._variants import wrong_variants
 from tensorlens.exercises.strategies import make_tensor, shapes, st, tensors
 
+pytestmark = pytest.mark.checkers
+
 IDS = sorted(EXERCISES)
 VARIANTS = [pytest.param(i, label, fn, id=f"{i}-{label}") for i in IDS
             for label, fn in wrong_variants(EXERCISES[i])]

@@ -17,6 +17,8 @@ import accept_solutions
 from tensorlens.exercises import EXERCISES, rules
 from tensorlens.exercises._core import _borrowed, run_check
 
+pytestmark = pytest.mark.checkers
+
 CASES = [pytest.param(ex_id, name, id=f"{ex_id}-{name}")
          for ex_id, names in sorted(accept_solutions.ALTERNATIVES.items()) for name in names]
 

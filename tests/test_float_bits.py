@@ -2,16 +2,20 @@
 ``.view`` as integers, for every format, at every boundary), the fixtures the JS is tested on,
 and the FloatBitsExplorer widget's Python side."""
 
+import base64
 import importlib.util
 import json
 import math
 import random
+import re
+import shutil
 from pathlib import Path
 
 import pytest
 import torch
 
 from tensorlens.float_bits import FORMATS, QUIET_NAN, bit_string, decode, encode, explain, parse_number
+from tensorlens.widgets._esm import load_esm
 from tensorlens.widgets.float_bits_explorer import FloatBitsExplorer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -193,3 +197,145 @@ def test_widget_payload_is_self_contained():
     assert {"dtype", "text", "bits"} <= set(w.keys)
     assert "function parseNumber" in w._esm and 'from "./' not in w._esm
     assert ".tl-fb-bit" in w._css
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+#: the explorer with its imports inlined, as the widget loads it (a data: URL module can import nothing)
+EXPLORER_JS = load_esm("float_bits_explorer.js").encode()
+
+#: the explorer's own words, by the language of the page: the Chinese book declares lang="zh-CN"
+FB_WORDS = {
+    "en": {
+        "title": "Float bits: sign, exponent, mantissa", "labels": ["format", "number"],
+        "rows": ["layout", "stored", "formula", "rounding error", "spacing", "torch"],
+        "groups": ["s", "exponent", "mantissa"], "kind": "(normal)",
+        "layout": "1 sign + 5 exponent (bias 15) + 10 mantissa bits",
+        "rounding": "0: the number is stored exactly",
+        "spacing": "2**-8 = 0.00390625 to the next float16 of larger magnitude",
+        "toolbar": "bits, sign first; arrows move, Space flips",
+        "sign": "sign bit, 1 = negative: 1",
+        "exponent": "exponent bit 1 of 5, worth 2**4 in the field: 1",
+        "live": "float16 1 10001 1001000000 = -6.25, normal",
+        "overflow": "Overflow: 65520 is past float16's largest finite value, 65504 (by half a step or more), "
+                    "so it is stored as inf.",
+        "saturates": "1000 is past float8_e4m3fn's largest value, 448: it has no inf, and torch 2.13 "
+                     "saturates to 448 (older versions give NaN).",
+        "subnormal": "(subnormal (exponent field 0: no leading 1, fixed spacing))",
+        "error": 'number: "abc" is not a number: try 0.1, -6.25, 1e-8, 2**-24 or inf',
+    },
+    "zh-CN": {
+        "title": "浮点位：符号位、指数、尾数", "labels": ["格式", "数值"],
+        "rows": ["布局", "存储值", "公式", "舍入误差", "间隔", "torch"],
+        "groups": ["符", "指数", "尾数"], "kind": "（正规数）",
+        "layout": "1 位符号位 + 5 位指数（偏置 15）+ 10 位尾数",
+        "rounding": "0：该数被精确存储",
+        "spacing": "2**-8 = 0.00390625（到下一个绝对值更大的 float16 值）",
+        "toolbar": "比特，符号位在前；方向键移动，空格键翻转",
+        "sign": "符号位，1 表示负数，当前为 1",
+        "exponent": "第 1 个指数位（共 5 个），在指数字段中的权重为 2**4，当前为 1",
+        "live": "float16 1 10001 1001000000 = -6.25，是正规数",
+        "overflow": "溢出：65520 超出了 float16 的最大有限值 65504（超出半个间隔或更多），所以存储为 inf。",
+        "saturates": "1000 超出了 float8_e4m3fn 的最大值 448：这种格式没有 inf，"
+                     "torch 2.13 会饱和到 448（更早的版本给出 NaN）。",
+        "subnormal": "（次正规数：指数字段为 0，没有前导 1，间隔固定）",
+        "error": "数值：“abc”不是一个数：试试 0.1、-6.25、1e-8、2**-24 或 inf",
+    },
+}
+
+#: the widget's English words: none may show (as text or as a label) on a Chinese page (the torch
+#: code, `.to(torch.float16)`, is the same on both)
+ENGLISH = re.compile(r"\b(sign|exponent|mantissa|bits?|layout|stored|formula|rounding|spacing|number|"
+                     r"normal|subnormal|zero|infinity|overflow|none|worth|negative|the|is|of)\b", re.I)
+
+#: everything the widget says, shown or read out: its text, its labels and its live region
+SAID = """root => [root.innerText, root.querySelector(".tl-fb-live").textContent,
+    ...[...root.querySelectorAll("[aria-label]")].map((e) => e.getAttribute("aria-label"))].join("\\n")"""
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed")
+@pytest.mark.parametrize("lang", FB_WORDS)
+def test_float_bits_explorer_speaks_the_language_of_the_page(lang):
+    words = FB_WORDS[lang]
+    playwright = pytest.importorskip("playwright.sync_api")
+    state = {"dtype": "float16", "text": "-6.25", "bits": encode(-6.25, "float16")}
+    page_html = f"""<html lang="{lang}"><head><style>{FloatBitsExplorer()._css}</style></head>
+        <body><div id="el"></div><script type="module">
+        const m = await import("data:text/javascript;base64,{base64.b64encode(EXPLORER_JS).decode()}");
+        const state = {json.dumps(state)};
+        const handlers = {{}};
+        const model = {{
+          get: (k) => state[k], set(k, v) {{ state[k] = v; }},
+          save_changes() {{ for (const k of Object.keys(state)) (handlers["change:" + k] || []).forEach((f) => f()); }},
+          on(event, f) {{ (handlers[event] ||= []).push(f); }}, off() {{}},
+        }};
+        m.default.render({{model, el: document.getElementById("el")}});
+        window.rendered = true;
+    </script></body></html>"""
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.set_content(page_html)
+            page.wait_for_function("window.rendered")
+            root = page.locator(".tl-fb")
+            text = root.locator("input.tl-fb-input")
+            said = []      # everything the widget said, at every step
+
+            def look():
+                said.append(root.evaluate(SAID))
+
+            assert root.locator(".tl-fb-title").inner_text() == words["title"]
+            assert root.locator(".tl-fb-controls label").all_inner_texts() == words["labels"]
+            assert root.locator(".tl-fb-readout dt").all_inner_texts() == words["rows"]
+            assert root.locator(".tl-fb-group").all_inner_texts() == words["groups"]
+            assert root.locator(".tl-fb-value").inner_text() == "-6.25"
+            assert root.locator(".tl-fb-kind").inner_text() == words["kind"]
+            assert root.locator(".tl-fb-layout").inner_text() == words["layout"]
+            assert root.locator(".tl-fb-rounding").inner_text() == words["rounding"]
+            assert root.locator(".tl-fb-spacing").inner_text() == words["spacing"]
+            # the formula and the torch code are the same on both pages
+            assert root.locator(".tl-fb-formula").inner_text() == "(-1)**1 × 2**(17 - 15) × (1 + 576/1024)"
+            assert root.locator(".tl-fb-code").inner_text() == "torch.tensor(-6.25).to(torch.float16)"
+            assert root.locator(".tl-fb-bits").get_attribute("aria-label") == words["toolbar"]
+            assert root.locator("button.tl-fb-bit[data-index='0']").get_attribute("aria-label") == words["sign"]
+            assert root.locator("button.tl-fb-bit[data-index='1']").get_attribute("aria-label") == words["exponent"]
+            assert root.locator(".tl-fb-live").text_content() == words["live"]
+            look()
+            text.fill("65520")
+            assert root.get_attribute("data-kind") == "inf"
+            assert root.locator(".tl-fb-note").inner_text() == words["overflow"]
+            look()
+            text.fill("2**-24")
+            assert root.locator(".tl-fb-kind").inner_text() == words["subnormal"]
+            look()
+            text.fill("nan")
+            look()
+            text.fill("-0")
+            look()
+            root.locator("select.tl-fb-format").select_option("float8_e4m3fn")
+            text.fill("1000")
+            assert root.locator(".tl-fb-value").inner_text() == "448"
+            assert root.locator(".tl-fb-note").inner_text() == words["saturates"]
+            look()
+            root.locator("button.tl-fb-bit[data-index='7']").click()     # the pattern above 448: NaN
+            assert root.get_attribute("data-kind") == "nan"
+            look()
+            root.locator("select.tl-fb-format").select_option("float8_e5m2")
+            look()
+            text.fill("abc")
+            assert root.get_attribute("data-state") == "invalid"
+            assert root.locator(".tl-fb-error").inner_text() == words["error"]
+            assert root.locator(".tl-fb-live").text_content() == words["error"]
+            look()
+            if lang == "en":
+                assert root.locator(".tl-fb-group").all_inner_texts() == ["s", "exponent", "man"]  # 2 bits: short
+            else:
+                assert root.locator(".tl-fb-group").all_inner_texts() == words["groups"]
+                # the Chinese labels fit above their bits, even the two mantissa bits of e5m2
+                assert root.locator(".tl-fb-group span").evaluate_all(
+                    "spans => spans.filter((s) => s.parentElement.scrollWidth > s.parentElement.clientWidth + 1)"
+                    ".map((s) => s.textContent)") == []
+                stray = sorted({w.lower() for step in said for w in ENGLISH.findall(step)})
+                assert stray == [], stray
+        finally:
+            browser.close()

@@ -19,6 +19,8 @@ import i18n  # noqa: E402
 
 TERMS = i18n.load_terms()
 CATALOGS = i18n.catalogs()
+#: the pages' catalogs and the quizzes' (scripts/quiz_messages.py)
+ALL_CATALOGS = CATALOGS + i18n.quiz_catalogs()
 
 
 def _entries(po):
@@ -32,7 +34,7 @@ def test_every_page_has_a_catalog_and_every_catalog_a_page():
     assert {i18n.page(po) for po in CATALOGS} == notebooks | prose
 
 
-@pytest.mark.parametrize("po", CATALOGS, ids=i18n.page)
+@pytest.mark.parametrize("po", ALL_CATALOGS, ids=i18n.page)
 def test_every_message_is_translated_and_none_is_fuzzy(po):
     entries = _entries(po)
     assert entries, f"{i18n.page(po)} has no messages"
@@ -43,7 +45,7 @@ def test_every_message_is_translated_and_none_is_fuzzy(po):
         "(make i18n, then scripts/i18n.py todo/fill: README, 'The Chinese edition')")
 
 
-@pytest.mark.parametrize("po", CATALOGS, ids=i18n.page)
+@pytest.mark.parametrize("po", ALL_CATALOGS, ids=i18n.page)
 def test_every_translation_keeps_its_markup_and_the_term_table(po):
     problems = [f"{e.msgid[:50]!r}: {p}" for e in _entries(po) if e.msgstr
                 for p in i18n.lint_entry(e.msgid, e.msgstr, TERMS)]

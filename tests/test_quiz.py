@@ -10,8 +10,10 @@ import pytest
 
 import tensorlens as tl
 from tensorlens.widgets.quiz import normalize_answer
+from tensorlens.widgets._esm import load_esm
 
-QUIZ_JS = pathlib.Path(tl.__file__).parent / "widgets" / "static" / "quiz.js"
+# quiz.js with its imports inlined, as the widget loads it (a data: URL module can import nothing)
+QUIZ_JS = load_esm("quiz.js").encode()
 
 SHAPE = {"question": "Shape of `torch.zeros(3, 4).T`?", "answer": "(4, 3)",
          "explain": "`.T` swaps the two dims."}
@@ -41,7 +43,7 @@ def test_scalar_and_tensor_answers_stay_distinct():
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_js_normalization_and_checking_agree_with_python():
-    source = base64.b64encode(QUIZ_JS.read_bytes()).decode()
+    source = base64.b64encode(QUIZ_JS).decode()
     texts = [t for t, _ in NORMALIZE_TABLE]
     script = f"""
         const m = await import("data:text/javascript;base64,{source}");
@@ -118,13 +120,24 @@ def test_title_must_be_text():
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
+#: the quiz's own words, by the language of the page: the Chinese book declares lang="zh-CN"
+WORDS = {
+    "en": {"title": "Check yourself", "number": "Question 1", "wrong": "Not quite: try again.",
+           "answer": "Answer: (4, 3)", "score": "2 of 2 answered correctly"},
+    "zh-CN": {"title": "自测", "number": "第 1 题", "wrong": "不太对，再试一次。",
+              "answer": "答案：(4, 3)", "score": "答对 2 题，共 2 题"},
+}
+
+
 @pytest.mark.skipif(not pathlib.Path(CHROMIUM).exists(), reason="chromium is not installed")
-def test_quiz_answers_are_checked_in_the_browser():
+@pytest.mark.parametrize("lang", WORDS)
+def test_quiz_answers_are_checked_in_the_browser(lang):
+    words = WORDS[lang]
     playwright = pytest.importorskip("playwright.sync_api")
     quiz = tl.Quiz([{**SHAPE, "question": SHAPE["question"] + "\n```\nx = torch.zeros(3, 4)\n```"}, CHOICE])
     state = {"questions": quiz.questions, "title": quiz.title}
-    page_html = f"""<html><body><div id="el"></div><script type="module">
-        const m = await import("data:text/javascript;base64,{base64.b64encode(QUIZ_JS.read_bytes()).decode()}");
+    page_html = f"""<html lang="{lang}"><body><div id="el"></div><script type="module">
+        const m = await import("data:text/javascript;base64,{base64.b64encode(QUIZ_JS).decode()}");
         const state = {json.dumps(state)};
         const model = {{get: (k) => state[k], on() {{}}, off() {{}}}};
         m.default.render({{model, el: document.getElementById("el")}});
@@ -137,16 +150,17 @@ def test_quiz_answers_are_checked_in_the_browser():
             page = browser.new_page()
             page.set_content(page_html)
             page.wait_for_function("window.rendered")
-            assert page.inner_text(".tl-quiz-title") == "Check yourself"
+            assert page.inner_text(".tl-quiz-title") == words["title"]
+            assert page.inner_text(f"{q0} .tl-quiz-number") == words["number"]
             assert page.inner_html(f"{q0} .tl-quiz-text").endswith("<pre><code>x = torch.zeros(3, 4)</code></pre>")
             assert not page.is_visible(f"{q0} .tl-quiz-explain")
             page.fill(f"{q0} input.tl-quiz-input", "(3, 4)")
             page.click(f"{q0} .tl-quiz-submit")
             assert page.get_attribute(q0, "data-state") == "wrong"
-            assert page.inner_text(f"{q0} .tl-quiz-feedback") == "Not quite: try again."
+            assert page.inner_text(f"{q0} .tl-quiz-feedback") == words["wrong"]
             page.click(f"{q0} .tl-quiz-reveal")
             assert page.get_attribute(q0, "data-state") == "revealed"
-            assert page.inner_text(f"{q0} .tl-quiz-feedback") == "Answer: (4, 3)"
+            assert page.inner_text(f"{q0} .tl-quiz-feedback") == words["answer"]
             assert page.is_visible(f"{q0} .tl-quiz-explain")
             page.fill(f"{q0} input.tl-quiz-input", "torch.Size([4, 3])")  # try again, with Enter
             page.press(f"{q0} input.tl-quiz-input", "Enter")
@@ -154,6 +168,6 @@ def test_quiz_answers_are_checked_in_the_browser():
             assert page.get_attribute(q1, "data-state") == "wrong"
             page.click(f"{q1} .tl-quiz-choice[data-choice='1']")
             assert [page.get_attribute(q, "data-state") for q in (q0, q1)] == ["correct", "correct"]
-            assert page.inner_text(".tl-quiz-score") == "2 of 2 answered correctly"
+            assert page.inner_text(".tl-quiz-score") == words["score"]
         finally:
             browser.close()

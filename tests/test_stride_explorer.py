@@ -1,12 +1,15 @@
 """StrideExplorer without a kernel or a browser: traits, repr, mime bundle, errors, bundling.
 
 The drawing itself is tested in the browser (tests/browser, scripts/bench_stride_explorer.py)
-and the view arithmetic of its JS by tests/js/view_math.test.mjs.
+and the view arithmetic of its JS by tests/js/view_math.test.mjs; its own words, English or
+Chinese by the page's lang, in headless Chromium here (test_the_widget_speaks_the_pages_language).
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import pathlib
 import re
 import shutil
 import subprocess
@@ -374,3 +377,114 @@ def test_max_elements_is_fixed_at_construction():
     assert w.max_elements == 5
     with pytest.raises(traitlets.TraitError, match="read-only"):
         w.max_elements = 100
+
+
+# ---- the page's language ---------------------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+#: the widget's own words, by the language of the page: the Chinese book declares lang="zh-CN".
+#: The names of operations and arguments, Python and torch's own text stay as they are.
+PAGE_WORDS = {
+    "en": {
+        "chips": ["shape", "stride", "offset", "contiguous", "overlap"],
+        "logical": "logical view (3, 4): 12 elements",
+        "storage": "storage: 12 cells, 12 read by this view",
+        "tip": "swap the two dims of a 2-D view",
+        "arg": "unsqueeze dim",
+        "no": "no",
+        "live": "x.t(): shape (4, 3), stride (1, 4), offset 0",
+        "element": "element [0, 1], storage 4",
+        "reads": "x.t()[0, 1] reads storage[4]",
+        "error": "view: view size is not compatible with input tensor's size and stride: shape (4, 3) "
+                 "with stride (1, 4) cannot be viewed as (12,) because at least one new dim spans two "
+                 "separately laid out blocks; use reshape (which copies) instead",
+        "typed": "unsqueeze: dim must be an int, not 'x'",
+        "cap": "This view has 12 elements, more than this explorer draws (max_elements=4). "
+               "Narrow, select or slice it to see it drawn.",
+        "keys": "Keyboard: Tab to a drawing, then the arrow keys (Home, End) move between its cells.",
+    },
+    "zh-CN": {
+        "chips": ["形状", "步幅", "偏移", "连续", "重叠"],
+        "logical": "逻辑视图 (3, 4)：12 个元素",
+        "storage": "存储：12 个单元，其中 12 个被这个视图读取",
+        "tip": "交换二维视图的两个维度",
+        "arg": "unsqueeze 的参数 dim",
+        "no": "否",
+        "live": "x.t()：形状 (4, 3)，步幅 (1, 4)，偏移 0",
+        "element": "元素 [0, 1]，存储位置 4",
+        "reads": "x.t()[0, 1] 读取存储位置 4",
+        "error": "view: view size is not compatible with input tensor's size and stride：形状 (4, 3)、"
+                 "步幅 (1, 4) 无法以视图变为 (12,)，因为至少有一个新维度跨越了两块分开存放的区域；"
+                 "请改用 reshape（它会复制）",
+        "typed": "unsqueeze: dim 必须是整数，而不是 'x'",
+        "cap": "这个视图有 12 个元素，超过了这个探索器能绘制的数量（max_elements=4）。"
+               "用 narrow、select 或切片把它缩小，就能看到它的图。",
+        "keys": "键盘：用 Tab 移到一幅图上，再用方向键（以及 Home、End）在它的单元之间移动。",
+    },
+}
+
+
+@pytest.mark.skipif(not pathlib.Path(CHROMIUM).exists(), reason="chromium is not installed")
+@pytest.mark.parametrize("lang", PAGE_WORDS)
+def test_the_widget_speaks_the_pages_language(lang):
+    words = PAGE_WORDS[lang]
+    playwright = pytest.importorskip("playwright.sync_api")
+    x = torch.arange(12).view(3, 4)
+    # stride_explorer.js with its imports inlined, as the widget loads it (a data: URL module
+    # can import nothing)
+    source = base64.b64encode(load_esm("stride_explorer.js").encode()).decode()
+    capped = StrideExplorer(x, max_elements=4)
+    if lang == "en":
+        assert capped.notice == words["cap"]  # the JS says what Python says
+    states = [synced(StrideExplorer(x)), synced(capped)]
+    page_html = f"""<html lang="{lang}"><body><div id="a"></div><div id="b"></div><script type="module">
+        const m = await import("data:text/javascript;base64,{source}");
+        const model = (state) => ({{get: (k) => state[k], set: (k, v) => {{ state[k] = v; }},
+                                    save_changes() {{}}, on() {{}}, off() {{}}}});
+        const states = {json.dumps(states)};
+        m.default.render({{model: model(states[0]), el: document.getElementById("a")}});
+        m.default.render({{model: model(states[1]), el: document.getElementById("b")}});
+        window.rendered = true;
+    </script></body></html>"""
+    a, b = "#a .tl-se", "#b .tl-se"
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            errors = []
+            page.on("pageerror", lambda err: errors.append(str(err)))
+            page.set_content(page_html)
+            page.wait_for_function("window.rendered")
+            # the readouts' labels, the headings, a tooltip, an aria-label and the keyboard help
+            assert page.locator(f"{a} .tl-chip .tl-k").all_inner_texts()[:5] == words["chips"]
+            assert page.inner_text(f"{a} .tl-section >> nth=0") == words["logical"]
+            assert page.inner_text(f"{a} .tl-section >> nth=1") == words["storage"]
+            assert page.get_attribute(f"{a} canvas.tl-logical", "aria-label") == words["logical"]
+            assert page.get_attribute(f"{a} [data-op-group='t']", "title") == words["tip"]
+            assert page.get_attribute(f"{a} input[data-arg='dim'] >> nth=0", "aria-label") == words["arg"]
+            assert page.inner_text(f"{a} .tl-keys") == words["keys"]
+            # the buttons keep their names; the live region says what .t() made
+            assert page.inner_text(f"{a} button[data-op='t']") == ".t()"
+            assert page.inner_text(f"{a} button[data-op='reset']") == "reset"
+            page.click(f"{a} button[data-op='t']")
+            assert page.inner_text(f"{a} .tl-contiguous") == words["no"]
+            assert page.text_content(f"{a} .tl-live") == words["live"]
+            # the keyboard's cell: its name and the readout it explains
+            page.focus(f"{a} .tl-cursor[data-kind='logical']")
+            page.keyboard.press("ArrowRight")
+            assert page.get_attribute(f"{a} .tl-cursor[data-kind='logical']", "aria-label") == words["element"]
+            assert page.inner_text(f"{a} .tl-where") == words["reads"]
+            assert page.get_attribute(f"{a} .tl-formula", "data-position") == "4"
+            # a refused view: torch's own words stay, the explanation is the page's language
+            page.fill(f"{a} input[data-arg='shape']", "-1")
+            page.click(f"{a} button[data-op='view']")
+            assert page.inner_text(f"{a} .tl-error") == words["error"]
+            page.fill(f"{a} [data-op-group='unsqueeze'] input[data-arg='dim']", "x")
+            page.click(f"{a} button[data-op='unsqueeze']")
+            assert page.inner_text(f"{a} .tl-error") == words["typed"]
+            # the second explorer is over its cap: the notice says so
+            assert page.inner_text(f"{b} .tl-cap") == words["cap"]
+            assert errors == []
+        finally:
+            browser.close()

@@ -31,7 +31,7 @@ import pytest
 from book_pages import is_checked
 
 from .conftest import BUILD, ROOT
-from .test_book import PAGES, _open, check_loaded_page
+from .test_book import PAGES, _open, check_loaded_page, pages_that_make
 
 #: every built page, or the ones make check names
 CHECKED_PAGES = [p for p in PAGES if is_checked(PurePosixPath(p).stem)]
@@ -181,12 +181,7 @@ def _first_page_of_each_widget_kind():
     (read from the notebooks' sources: the built pages draw widgets only when their JS runs)."""
     pages = {"book/intro.html"} & set(PAGES)
     for constructor in WIDGET_CONSTRUCTORS:
-        for path in PAGES:
-            source = ROOT / "notebooks" / (PurePosixPath(path).stem + ".md")
-            if path.startswith("notebooks/") and source.exists() \
-                    and f"{constructor}(" in source.read_text(encoding="utf-8"):
-                pages.add(path)
-                break
+        pages.update(pages_that_make(constructor)[:1])
     return sorted(pages)
 
 

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import time
+from pathlib import PurePosixPath
 from urllib.parse import urlparse
 from urllib.request import urlopen
 
@@ -17,7 +18,7 @@ import pytest
 
 from book_pages import classify
 
-from .conftest import BUILD
+from .conftest import BUILD, ROOT
 
 # A page is one idea: at most about 10,000 px tall at 1280 px (book-plan principle 3).
 MAX_PAGE_HEIGHT_PX = 10_500
@@ -35,6 +36,19 @@ PAGES = sorted(
     for path in BUILD.rglob("*.html")
     if not any(part.startswith("_") for part in path.relative_to(BUILD).parts)
 ) if BUILD.exists() else []
+
+
+def pages_that_make(constructor):
+    """The built notebook pages (English first, then zh/) whose source calls ``constructor``, such
+    as ``"tl.StrideExplorer"``: read from the notebooks' sources, since every widget page's HTML
+    carries the CSS of every widget kind."""
+    return [path for path in PAGES if PurePosixPath(path).parent.name == "notebooks"
+            and f"{constructor}(" in _source_text(PurePosixPath(path).stem)]
+
+
+def _source_text(stem):
+    source = ROOT / "notebooks" / f"{stem}.md"
+    return source.read_text(encoding="utf-8") if source.exists() else ""
 
 
 def _allowed(text):

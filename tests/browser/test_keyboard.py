@@ -9,19 +9,14 @@ import re
 
 import pytest
 
-from .conftest import BUILD
-from .test_book import PAGES, _open
+from .test_book import _open, pages_that_make
 
 MAX_TABS = 200
 
 
-def _pages_with(marker):
-    """Built pages whose HTML carries ``marker`` (a widget's stylesheet travels in its state)."""
-    return [p for p in PAGES if marker in (BUILD / p).read_text(encoding="utf-8")]
-
-
-def _first_page_with(browser, book_url, selector, marker):
-    for path in _pages_with(marker):
+def _first_page_with(browser, book_url, selector, constructor):
+    """The first built page whose source calls ``constructor`` and that shows ``selector``."""
+    for path in pages_that_make(constructor):
         page, problems = _open(browser, f"{book_url}/{path}")
         if page.locator(selector).count():
             return path, page, problems
@@ -69,7 +64,7 @@ FOCUSED_IN_FIRST = """([root, selector]) => {
 
 
 def test_stride_explorer_by_keyboard_alone(browser, book_url, screenshots):
-    path, page, problems = _first_page_with(browser, book_url, ".tl-se", "tl-se")
+    path, page, problems = _first_page_with(browser, book_url, ".tl-se", "tl.StrideExplorer")
     explorer = page.locator(".tl-se").first
     shape, stride = explorer.locator(".tl-shape"), explorer.locator(".tl-stride")
     before = (shape.inner_text(), stride.inner_text())
@@ -132,7 +127,7 @@ def _swap(tuple_text, i, j):
 
 
 def test_broadcast_explorer_by_keyboard_alone(browser, book_url, screenshots):
-    path, page, problems = _first_page_with(browser, book_url, ".tl-bx", "tl-bx")
+    path, page, problems = _first_page_with(browser, book_url, ".tl-bx", "tl.BroadcastExplorer")
     explorer = page.locator(".tl-bx").first
     live = explorer.locator(".tl-bx-live")
     _start_before(page, explorer)
@@ -177,7 +172,7 @@ def test_broadcast_explorer_by_keyboard_alone(browser, book_url, screenshots):
 
 
 def test_quiz_by_keyboard_alone(browser, book_url):
-    path, page, problems = _first_page_with(browser, book_url, ".tl-quiz-choice", "tl-quiz")
+    path, page, problems = _first_page_with(browser, book_url, ".tl-quiz-choice", "tl.Quiz")
     _start_before(page, page.locator(".tl-quiz", has=page.locator(".tl-quiz-choice")).first)
     _tab_to(page, "() => document.activeElement.matches('.tl-quiz-choice')", None)
     assert _focus_is_visible(page)

@@ -96,3 +96,20 @@ def test_launch_buttons_open_a_committed_notebook_of_this_repository(page):
 def test_binders_environment_is_committed():
     files = committed()
     assert {"binder/requirements.txt", "binder/postBuild"} <= files
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_a_chinese_pages_buttons_open_its_chinese_notebook(page):
+    """On the Chinese book (``_build/html/zh``), Colab, Binder and the ``.ipynb`` download give
+    ``notebooks/zh/<page>.ipynb`` (scripts/zh_notebooks.py), committed."""
+    built = BUILD / "zh" / f"{page}.html"
+    if not built.exists():
+        pytest.fail("the Chinese book is not built: run `make book` first")
+    colab, binder = launch_links(built.read_text(encoding="utf-8"))
+    assert len(set(colab)) == 1 and len(set(binder)) == 1, (page, colab, binder)
+    chinese = f"notebooks/zh/{page.removeprefix('notebooks/')}.ipynb"
+    for repo, branch, path in (colab_target(colab[0]), binder_target(binder[0])):
+        assert (repo, branch, path) == (REPO, BRANCH, chinese), page
+    assert chinese in committed(), f"{chinese} is not committed (run `make sync` and commit it)"
+    download = BUILD / "zh" / "_sources" / f"{page}.ipynb"
+    assert download.read_bytes() == (ROOT / chinese).read_bytes(), f"{download} is the English notebook"

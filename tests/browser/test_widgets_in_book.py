@@ -4,6 +4,8 @@ The MaskExplorer and the FloatBitsExplorer are each driven on one page load, by 
 keyboard: a click or a typed value changes the display, and bad input shows the message.
 """
 
+import re
+
 import pytest
 
 from .conftest import BUILD
@@ -25,6 +27,13 @@ def test_quiz_checks_answers_in_the_page(browser, book_url, edition):
     choice = page.locator(".tl-quiz-question[data-index='3']").first
     choice.locator(".tl-quiz-choice").nth(2).click()       # x[1, 2]: 1·4 + 2 = 6
     assert choice.get_attribute("data-state") == "correct"
+    # the quiz's own words, its questions, choices and explanations are the page's language
+    # (the Chinese book's from locales/zh_CN/quizzes/, _ext/bilingual.py)
+    score = page.locator(".tl-quiz-score").first.inner_text()
+    assert re.fullmatch(r"答对 2 题，共 \d+ 题" if edition else r"2 of \d+ answered correctly", score), score
+    texts = [first.locator(".tl-quiz-text").inner_text(), first.locator(".tl-quiz-explain").inner_text(),
+             choice.locator(".tl-quiz-explain").inner_text(), choice.locator(".tl-quiz-feedback").inner_text()]
+    assert [bool(re.search(r"[\u4e00-\u9fff]", text)) for text in texts] == [bool(edition)] * 4, texts
     page.close()
     assert problems == []
 

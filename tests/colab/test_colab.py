@@ -17,10 +17,13 @@ Python, torch, ipywidgets and anywidget) and then does what a learner's first ce
    swapped for that wheel, so ``%pip`` installs it into the running kernel. No package the
    runtime had changes version (torch, numpy, ipykernel above all); the grading tools are not
    installed.
-5. **The chapters**: every ``notebooks/*.ipynb`` runs top to bottom in its own fresh kernel and
-   folder, two at a time (kernels forked from one that imported Colab's torch once:
-   ``tests/kernel_zygote.py``); only cells tagged ``raises-exception`` may raise. Outputs are not compared
-   (error texts differ between torch versions; nbval compares them on the pinned stack).
+5. **The chapters**: every chapter's Chinese notebook (``notebooks/zh/*.ipynb``) runs top to
+   bottom in its own fresh kernel and folder, two at a time (kernels forked from one that
+   imported Colab's torch once: ``tests/kernel_zygote.py``); only cells tagged
+   ``raises-exception`` may raise. Its code cells are its English notebook's, byte for byte
+   (``tests/test_zh_notebooks.py``), so this one run covers both editions' code on Colab.
+   Outputs are not compared (error texts differ between torch versions; nbval compares the
+   English notebooks' on the pinned stack).
 
 Dependencies come from the wheel cache with the index switched off, so a run after the first
 reaches no network. Any wheel missing there is fetched once with ``pip download``.
@@ -321,8 +324,9 @@ async def _execute(path: Path, workdir: Path, limit: asyncio.Semaphore):
 
 
 def test_every_chapter_runs_top_to_bottom(learner):
-    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
-    assert notebooks, "no notebooks/*.ipynb"
+    notebooks = sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))  # the English code too (above)
+    assert len(notebooks) == len(list((ROOT / "notebooks").glob("*.ipynb"))), \
+        "notebooks/zh does not match notebooks/ (make sync)"
     assert learner["error"] is None, "tensorlens did not install"
 
     async def run_all():

@@ -11,6 +11,7 @@ import {
   explainBroadcast,
   formatShape,
   parseShape,
+  RULE_WORDS,
 } from "../../tensorlens/widgets/static/broadcast_rule.js";
 import { contiguousStrides } from "../../tensorlens/widgets/static/view_math.js";
 
@@ -136,4 +137,27 @@ test("parseShape reads what a reader types, and rejects the rest", () => {
 test("formatShape", () => {
   assert.equal(formatShape([3, 5]), "[3, 5]");
   assert.equal(formatShape([]), "[]");
+});
+
+test("the messages are English by default and Chinese with RULE_WORDS.zh", () => {
+  const plan = explainBroadcast([{ shape: [3, 4] }, { shape: [4, 5] }]);
+  assert.equal(conflictMessage(plan.conflict, ["a", "b"], plan.rank, RULE_WORDS.en),
+    conflictMessage(plan.conflict, ["a", "b"], plan.rank));
+  assert.equal(conflictMessage(plan.conflict, ["a", "b"], plan.rank, RULE_WORDS.zh),
+    "无法广播：在维度 -1（结果的维度 1）上，b 的大小为 5，而 a 的大小为 4；各大小必须相等，或者其中一个为 1");
+  assert.match(conflictMessage(plan.conflict, [], plan.rank, RULE_WORDS.zh), /操作数 1 的大小为 5，而 操作数 0/);
+  assert.equal(parseShape("3, -1", RULE_WORDS.zh).error, '"-1" 不是合法的大小（大小不能为负数）');
+  assert.equal(parseShape("3, -1").error, '"-1" is not a size (sizes cannot be negative)');
+  assert.equal(parseShape(" ", RULE_WORDS.zh).error, "为空：0 维张量请写 ()");
+  // Every text the grammar rejects gets a Chinese message with the Chinese words, and the same
+  // verdict in both languages.
+  for (const { text, shape } of fixtures.parse) {
+    const [en, zh] = [parseShape(text), parseShape(text, RULE_WORDS.zh)];
+    assert.equal(zh.ok, en.ok, JSON.stringify(text));
+    if (shape === null) {
+      assert.match(zh.error, /[\u4e00-\u9fff]/, JSON.stringify(text));
+      assert.notEqual(zh.error, en.error);
+    } else assert.deepEqual(zh.shape, en.shape);
+  }
+  assert.equal(parseShape(undefined, RULE_WORDS.zh).error, "形状必须是文本");
 });

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import {
-  FORMATS, bitString, decode, describe, encode, explain, formatNumber, parseNumber, width,
+  FORMATS, PARSE_WORDS, bitString, decode, describe, encode, explain, formatNumber, parseNumber, width,
 } from "../../tensorlens/widgets/static/float_bits.js";
 
 const fixtures = JSON.parse(readFileSync(new URL("./fixtures/float_bits.json", import.meta.url), "utf8"));
@@ -83,4 +83,29 @@ test("the examples of the book's pages", () => {
   assert.equal(describe(0.5), "0.5");
   // the lowest exponent bit of float16's 1.0 (0 01111 0000000000) is worth a factor of 2
   assert.equal(decode(encode(1, f16) - 2 ** 10, f16).value, 0.5);
+});
+
+test("parseNumber's messages are English by default and Chinese with the Chinese words", () => {
+  assert.deepEqual(parseNumber(""), { ok: false, error: "empty: type a number such as 0.1, -6.25, 1e-8, 2**-24 or inf" });
+  assert.equal(parseNumber(" abc ").error, '"abc" is not a number: try 0.1, -6.25, 1e-8, 2**-24 or inf');
+  assert.equal(parseNumber(3).error, "a number must be text");
+  assert.equal(parseNumber("", PARSE_WORDS.zh).error, "为空：请输入一个数，例如 0.1、-6.25、1e-8、2**-24 或 inf");
+  assert.equal(parseNumber(" abc ", PARSE_WORDS.zh).error, "“abc”不是一个数：试试 0.1、-6.25、1e-8、2**-24 或 inf");
+  assert.equal(parseNumber(3, PARSE_WORDS.zh).error, "数值必须是文本");
+  assert.deepEqual(parseNumber("2**-24", PARSE_WORDS.zh), { ok: true, value: 2 ** -24 });
+});
+
+test("the explorer's words carry parseNumber's, and keep format names and torch's spelling", async () => {
+  const { WORDS } = await import("../../tensorlens/widgets/static/float_bits_explorer.js");
+  assert.equal(WORDS.en.parse, PARSE_WORDS.en);
+  assert.equal(WORDS.zh.parse, PARSE_WORDS.zh);
+  // what the live region says on an English page is the kind's name, as decode() gives it
+  assert.deepEqual(Object.entries(WORDS.en.kindsSaid).filter(([k, v]) => k !== v), []);
+  assert.equal(WORDS.zh.overflows("65520", "float16", 65504),
+    "溢出：65520 超出了 float16 的最大有限值 65504（超出半个间隔或更多），所以存储为 inf。");
+  assert.equal(WORDS.zh.layout(5, 15, 10, true), "1 位符号位 + 5 位指数（偏置 15）+ 10 位尾数");
+  assert.equal(WORDS.zh.layout(4, 7, 3, false), "1 位符号位 + 4 位指数（偏置 7）+ 3 位尾数；没有 inf");
+  // the term table's words: 步幅 is stride, never 步长 (the explorer says 间隔 for spacing)
+  const source = readFileSync(new URL("../../tensorlens/widgets/static/float_bits_explorer.js", import.meta.url), "utf8");
+  assert.ok(!source.includes("步长") && source.includes("次正规数") && source.includes("尾数"));
 });

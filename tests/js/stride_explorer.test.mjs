@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import * as vm from "../../tensorlens/widgets/static/view_math.js";
-import { OPS, readArgs } from "../../tensorlens/widgets/static/stride_explorer.js";
+import { OPS, WORDS, readArgs } from "../../tensorlens/widgets/static/stride_explorer.js";
 
 const CAP = 262144;
 const spec = (op) => OPS.find((s) => s.op === op);
@@ -70,4 +70,34 @@ test("readArgs range-checks a slice dim both ways and records it non-negative", 
   assert.deepEqual(readArgs(spec("squeeze"), [""], v), []);
   assert.deepEqual(readArgs(spec("permute"), ["(1, 0)"], v), [[1, 0]]);
   assert.throws(() => readArgs(spec("narrow"), ["0", "x", "1"], v), { message: "start must be an int, not 'x'" });
+});
+
+test("on a Chinese page the notice, the words and the errors are Chinese", () => {
+  const zh = WORDS.zh;
+  assert.equal(vm.capNotice(vm.makeView([600, 600]), CAP, zh.errors),
+    "这个视图有 360,000 个元素，超过了这个探索器能绘制的数量（max_elements=262,144）。" +
+    "用 narrow、select 或切片把它缩小，就能看到它的图。");
+  const column = vm.select(vm.makeView([1000, 1000]), 1, 0);
+  assert.equal(vm.capNotice(column, CAP, zh.errors),
+    "这个视图读取的存储单元从位置 0 到 999,000（存储共 1,000,000 个单元），跨度为 999,001 个单元，" +
+    "超过了这个探索器能绘制的数量（max_elements=262,144）。用 narrow、select 或切片把它缩小，就能看到它的图。");
+  assert.equal(vm.capNotice(column, CAP, WORDS.en.errors), vm.capNotice(column, CAP));
+  // a typed argument that is not an int: English as before, Chinese from the error's key
+  const v = vm.makeView([2, 3]);
+  let err = null;
+  try {
+    readArgs(spec("narrow"), ["0", "x", "1"], v);
+  } catch (e) {
+    err = e;
+  }
+  assert.equal(err.message, "start must be an int, not 'x'");
+  assert.equal(vm.messageIn(err, zh.errors), "start 必须是整数，而不是 'x'");
+  assert.equal(vm.messageIn(err, WORDS.en.errors), err.message);
+  // the readouts' labels and sentences, with the book's terms (步幅, never 步长)
+  assert.deepEqual([zh.shape, zh.stride, zh.offset, zh.contiguous], ["形状", "步幅", "偏移", "连续"]);
+  assert.equal(zh.storageName(6, 3), "存储位置 6，被 3 个元素读取");
+  assert.equal(WORDS.en.storageName(6, 1), "storage 6, read by 1 element");
+  assert.equal(zh.announce("x.t()", "(4, 3)", "(1, 4)", 0), "x.t()：形状 (4, 3)，步幅 (1, 4)，偏移 0");
+  assert.ok(!JSON.stringify(Object.values(zh).filter((w) => typeof w === "string")).includes("步长"));
+  for (const { op } of OPS) assert.ok(zh.opTitles[op] && WORDS.en.opTitles[op], op);
 });

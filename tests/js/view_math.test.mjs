@@ -109,11 +109,62 @@ test("storageIndices is fast enough for the widget (65,536 elements)", () => {
   assert.ok(ms < 250, `took ${ms.toFixed(1)} ms`);
 });
 
-test("stride_explorer.js imports only ./view_math.js (what _esm.py inlines)", () => {
+test("stride_explorer.js imports only ./i18n.js and ./view_math.js (what _esm.py inlines)", () => {
   const src = readFileSync(path.join(staticDir, "stride_explorer.js"), "utf8");
   const imports = [...src.matchAll(/^\s*import\s[^;]*?from\s+["']([^"']+)["']/gm)].map((m) => m[1]);
-  assert.deepEqual(imports, ["./view_math.js"]);
-  // The imported module itself has no imports, so one level of inlining is enough.
-  const math = readFileSync(path.join(staticDir, "view_math.js"), "utf8");
-  assert.equal(/^\s*import\s/m.test(math), false);
+  assert.deepEqual(imports, ["./i18n.js", "./view_math.js"]);
+  // The imported modules themselves have no imports, so one level of inlining is enough.
+  for (const file of ["view_math.js", "i18n.js"]) {
+    const text = readFileSync(path.join(staticDir, file), "utf8");
+    assert.equal(/^\s*import\s/m.test(text), false, file);
+  }
+});
+
+// The errors thrown here carry a key and args: the English message is MESSAGES.en's (the model's
+// words, compared with the fixtures above), and messageIn says it again in Chinese.
+const CJK = /[\u4e00-\u9fff]/;
+
+function thrown(fn) {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error("did not throw");
+}
+
+test("an error is said in Chinese from its key, keeping torch's own text", () => {
+  const v = vm.t(vm.makeView([3, 4]));
+  const err = thrown(() => vm.view(v, [-1]));
+  assert.equal(err.key, "viewStride");
+  assert.equal(err.message, vm.MESSAGES.en.viewStride(...err.args));
+  assert.equal(vm.messageIn(err, vm.MESSAGES.en), err.message);
+  const zh = vm.messageIn(err, vm.MESSAGES.zh);
+  // torch's words stay as torch prints them; the explanation is Chinese, with the book's terms
+  assert.ok(zh.startsWith("view size is not compatible with input tensor's size and stride："), zh);
+  assert.ok(zh.includes("形状 (4, 3)、步幅 (1, 4)") && zh.includes("(12,)") && zh.includes("reshape"), zh);
+  assert.ok(!zh.includes("步长"), zh);
+  assert.equal(vm.messageIn(thrown(() => vm.transpose(v, 0, 5)), vm.MESSAGES.zh),
+    "dim1 5 超出了 2 维视图的维度范围（维度应在 [-2, 1] 内）");
+  assert.equal(vm.messageIn(thrown(() => vm.slice(v, 0, null, null, 0)), vm.MESSAGES.zh),
+    "切片的步进为 0：步进必须大于零");
+  assert.equal(vm.messageIn(thrown(() => vm.makeView([2, 2], [2, 1], 0, 3)), vm.MESSAGES.zh),
+    "步幅指向了存储之外：形状 (2, 2)、步幅 (2, 1) 和偏移 0 会读到存储位置 3，超出了 3 个元素的存储（位置 0 到 2）");
+  assert.equal(vm.messageIn(thrown(() => vm.applyOp(v, "reshape", [[12]])), vm.MESSAGES.zh), "未知的视图操作 'reshape'");
+  // an error from elsewhere keeps its own message
+  assert.equal(vm.messageIn(new Error("boom"), vm.MESSAGES.zh), "boom");
+});
+
+test("every failing fixture's error has a key, and a Chinese message", () => {
+  let checked = 0;
+  for (const c of fixtures.cases.filter((x) => x.expect.error)) {
+    const v = run(c.base, c.ops.slice(0, c.expect.error_at));
+    const [op, args] = c.ops[c.expect.error_at];
+    const err = thrown(() => vm[op](v, ...args));
+    assert.ok(err.key in vm.MESSAGES.zh, `${c.name}: ${err.message}`);
+    assert.equal(err.message, vm.MESSAGES.en[err.key](...err.args));
+    assert.ok(CJK.test(vm.messageIn(err, vm.MESSAGES.zh)), `${c.name}: ${err.message}`);
+    checked++;
+  }
+  assert.ok(checked > 20);
 });

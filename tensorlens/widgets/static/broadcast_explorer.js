@@ -18,18 +18,76 @@
 // [data-operand=i], .tl-bx-cell[data-operand=i][data-dim=j][data-mark=kept|stretched|prepended|
 // conflict|unresolved], .tl-bx-result-cell[data-dim=j], button.tl-bx-add,
 // button.tl-bx-remove[data-operand=i].
+//
+// Its words are English, or Chinese on a page that says lang="zh-CN" (WORDS, ./i18n.js). The
+// "+ operand" button keeps its name in both: the Chinese page quotes it as `+ operand`.
 
-import { conflictMessage, explainBroadcast, formatShape, parseShape } from "./broadcast_rule.js";
+import { conflictMessage, explainBroadcast, formatShape, parseShape, RULE_WORDS } from "./broadcast_rule.js";
+import { pageLanguage } from "./i18n.js";
 
 const MAX_OPERANDS = 6;
 const NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
-const MARK_TEXT = {
-  kept: "kept",
-  stretched: "stretched: size 1 repeated, stride 0",
-  prepended: "prepended: a new dim on the left",
-  conflict: "conflict",
-  unresolved: "no result: the shapes conflict",
+/**
+ * The explorer's own words, by the language of the page it is drawn on (./i18n.js); `rule` holds
+ * broadcast_rule.js's messages (parse errors, the conflict sentence). Operand names, shapes and
+ * numbers are shown as they are; `dim` counts are the reader's dims, written as words.
+ */
+export const WORDS = {
+  en: {
+    title: "Broadcasting: shapes aligned from the right",
+    grid: "operand shapes, aligned from the right",
+    operand: "operand", shape: "shape", remove: "remove", result: "result",
+    marks: {
+      kept: "kept",
+      stretched: "stretched: size 1 repeated, stride 0",
+      prepended: "prepended: a new dim on the left",
+      conflict: "conflict",
+      unresolved: "no result: the shapes conflict",
+    },
+    dim: (d) => `dim ${d}`,
+    dimTitle: (j, d, mark) => `dim ${j} (${d}): ${mark}`,
+    stride: (s) => `stride ${s}`,
+    clash: "clash", unknown: "unknown",
+    stretchedTo: (size, target) => `${size} stretched to ${target}`,
+    noDim: "no dim (acts as 1)",
+    noDimStretched: (target) => `no dim (acts as 1), stretched to ${target}`,
+    cell: (name, d, said) => `${name}, dim ${d}: ${said}`,
+    resultCell: (d, said) => `result, dim ${d}: ${said}`,
+    list: (items) => [].concat(items).join(", "),
+    shapeOf: (name) => `shape of ${name}`,
+    removeOperand: (name) => `remove ${name}`,
+    invalid: (name, error) => `${name}: ${error}`,
+    broadcastTo: (operands, result) => `${operands} broadcast to ${result}`,
+    rule: RULE_WORDS.en,
+  },
+  zh: {
+    title: "广播：形状右对齐",
+    grid: "操作数的形状，右对齐",
+    operand: "操作数", shape: "形状", remove: "移除", result: "结果",
+    marks: {
+      kept: "保留",
+      stretched: "拉伸：大小为 1 的维度被重复使用，步幅为 0",
+      prepended: "补上：在左边新增的维度",
+      conflict: "冲突",
+      unresolved: "没有结果：形状冲突",
+    },
+    dim: (d) => `维度 ${d}`,
+    dimTitle: (j, d, mark) => `维度 ${j}（${d}）：${mark}`,
+    stride: (s) => `步幅 ${s}`,
+    clash: "冲突", unknown: "未知",
+    stretchedTo: (size, target) => `${size} 拉伸为 ${target}`,
+    noDim: "没有这个维度（视为 1）",
+    noDimStretched: (target) => `没有这个维度（视为 1），拉伸为 ${target}`,
+    cell: (name, d, said) => `${name}，维度 ${d}：${said}`,
+    resultCell: (d, said) => `结果，维度 ${d}：${said}`,
+    list: (items) => [].concat(items).join("，"),
+    shapeOf: (name) => `${name} 的形状`,
+    removeOperand: (name) => `移除 ${name}`,
+    invalid: (name, error) => `操作数 ${name}：${error}`,
+    broadcastTo: (operands, result) => `${operands} 广播为 ${result}`,
+    rule: RULE_WORDS.zh,
+  },
 };
 
 function h(tag, attrs = {}, children = []) {
@@ -65,11 +123,11 @@ function nextName(operands) {
 }
 
 /** Parse every operand; keep the tensor's strides only while its text still gives its shape. */
-function analyse(operands) {
-  const parsed = operands.map((op) => parseShape(op.text));
+function analyse(operands, words) {
+  const parsed = operands.map((op) => parseShape(op.text, words.rule));
   const bad = parsed.findIndex((p) => !p.ok);
   if (bad >= 0) {
-    return { state: "invalid", bad, message: `${operands[bad].name}: ${parsed[bad].error}` };
+    return { state: "invalid", bad, message: words.invalid(operands[bad].name, parsed[bad].error) };
   }
   const plan = explainBroadcast(
     parsed.map((p, i) => {
@@ -80,12 +138,12 @@ function analyse(operands) {
   );
   if (!plan.ok) {
     const names = operands.map((op) => op.name);
-    return { state: "conflict", plan, message: conflictMessage(plan.conflict, names, plan.rank) };
+    return { state: "conflict", plan, message: conflictMessage(plan.conflict, names, plan.rank, words.rule) };
   }
   return { state: "ok", plan, message: "" };
 }
 
-function cell(row, i, j, plan, name) {
+function cell(row, i, j, plan, name, words) {
   const size = row.padded[j];
   const conflict = plan.conflict;
   // On a conflict there is no result, so only the clash and the missing dims are marked.
@@ -99,22 +157,23 @@ function cell(row, i, j, plan, name) {
   if (mark === "stretched") main = `${size}\u2192${target}`;
   else if (size === null) main = target === null || target === 1 ? "(1)" : `(1)\u2192${target}`;
   else main = String(size);
-  const sub = row.strides ? `stride ${row.strides[j]}` : mark === "conflict" ? "clash" : "\u00a0";
-  const said = mark === "stretched" ? `${size} stretched to ${target}`
-    : size === null ? `no dim (acts as 1)${target === null || target === 1 ? "" : `, stretched to ${target}`}`
+  const sub = row.strides ? words.stride(row.strides[j]) : mark === "conflict" ? words.clash : "\u00a0";
+  const said = mark === "stretched" ? words.stretchedTo(size, target)
+    : size === null ? (target === null || target === 1 ? words.noDim : words.noDimStretched(target))
       : String(size);
-  const words = [`${name}, dim ${j - plan.rank}: ${said}`, mark === "stretched" || size === null ? "" : MARK_TEXT[mark]]
-    .concat(row.strides ? [`stride ${row.strides[j]}`] : []).filter(Boolean).join(", ");
+  const label = words.list([words.cell(name, j - plan.rank, said),
+    mark === "stretched" || size === null ? "" : words.marks[mark]]
+    .concat(row.strides ? [words.stride(row.strides[j])] : []).filter(Boolean));
   return h(
     "div",
     {
       class: "tl-bx-cell",
       role: "cell",
-      "aria-label": words,
+      "aria-label": label,
       "data-operand": String(i),
       "data-dim": String(j),
       "data-mark": mark,
-      title: `dim ${j} (${j - plan.rank}): ${MARK_TEXT[mark]}`,
+      title: words.dimTitle(j, j - plan.rank, words.marks[mark]),
     },
     [h("span", { class: "tl-bx-size", text: main }), h("span", { class: "tl-bx-stride", text: sub })],
   );
@@ -125,18 +184,19 @@ let instances = 0;
 
 function render({ model, el }) {
   const uid = ++instances;
+  const words = WORDS[pageLanguage(el)];
   const root = h("div", { class: "tl-bx", "data-state": "ok" });
-  const grid = h("div", { class: "tl-bx-grid", role: "table", "aria-label": "operand shapes, aligned from the right" });
+  const grid = h("div", { class: "tl-bx-grid", role: "table", "aria-label": words.grid });
   const message = h("div", { class: "tl-bx-error" });
   const live = h("div", { class: "tl-sr-only tl-bx-live", role: "status", "aria-live": "polite" });
   const add = h("button", { class: "tl-bx-add", type: "button", text: "+ operand" });
   const legend = h("div", { class: "tl-bx-legend" }, [
     ...["kept", "stretched", "prepended"].map((mark) =>
-      h("span", { class: "tl-bx-key", "data-mark": mark, text: MARK_TEXT[mark] }),
+      h("span", { class: "tl-bx-key", "data-mark": mark, text: words.marks[mark] }),
     ),
   ]);
   root.append(
-    h("div", { class: "tl-bx-title", text: "Broadcasting: shapes aligned from the right" }),
+    h("div", { class: "tl-bx-title", text: words.title }),
     h("div", { class: "tl-bx-scroll" }, [grid]),
     message,
     live,
@@ -160,9 +220,9 @@ function render({ model, el }) {
     const hidden = (text) => h("span", { class: "tl-sr-only", text });
     grid.append(
       h("div", { class: "tl-bx-line tl-bx-head-line", role: "row" }, [
-        h("span", { class: "tl-bx-name", role: "columnheader" }, [hidden("operand")]),
-        h("span", { class: "tl-bx-colhead", role: "columnheader", text: "shape" }),
-        h("span", { role: "columnheader" }, [hidden("remove")]),
+        h("span", { class: "tl-bx-name", role: "columnheader" }, [hidden(words.operand)]),
+        h("span", { class: "tl-bx-colhead", role: "columnheader", text: words.shape }),
+        h("span", { role: "columnheader" }, [hidden(words.remove)]),
         header,
       ]),
     );
@@ -212,7 +272,7 @@ function render({ model, el }) {
     grid.append(h("div", { class: "tl-bx-rule", role: "none" }));
     grid.append(
       h("div", { class: "tl-bx-line tl-bx-result-line", role: "row" }, [
-        h("span", { class: "tl-bx-name", role: "rowheader", "aria-label": "result" }, [
+        h("span", { class: "tl-bx-name", role: "rowheader", "aria-label": words.result }, [
           h("span", { "aria-hidden": "true", text: "=" }),
         ]),
         h("span", { role: "cell" }, [resultRow.shape]),
@@ -225,12 +285,13 @@ function render({ model, el }) {
   function update() {
     const operands = readOperands(model);
     if (operands.length !== rows.length) buildRows(operands.length);
-    const outcome = analyse(operands);
+    const outcome = analyse(operands, words);
     root.dataset.state = outcome.state;
     message.textContent = outcome.message;
     const said = outcome.state === "ok"
-      ? `${operands.map((op) => `${op.name} ${op.text.trim() === "" ? "[]" : `[${op.text.trim()}]`}`).join(", ")} ` +
-        `broadcast to ${formatShape(outcome.plan.result)}`
+      ? words.broadcastTo(
+        words.list(operands.map((op) => `${op.name} ${op.text.trim() === "" ? "[]" : `[${op.text.trim()}]`}`)),
+        formatShape(outcome.plan.result))
       : outcome.message;
     if (live.textContent !== said) live.textContent = said;
     const plan = outcome.plan;
@@ -241,20 +302,20 @@ function render({ model, el }) {
       (rank > 0 ? ` repeat(${rank}, minmax(4.2em, max-content))` : "");
     header.replaceChildren(
       ...Array.from({ length: rank }, (_, j) =>
-        h("span", { class: "tl-bx-colhead", role: "columnheader", "data-dim": String(j), text: `dim ${j - rank}` }),
+        h("span", { class: "tl-bx-colhead", role: "columnheader", "data-dim": String(j), text: words.dim(j - rank) }),
       ),
     );
     operands.forEach((op, i) => {
       const r = rows[i];
       r.name.textContent = op.name;
-      r.input.setAttribute("aria-label", `shape of ${op.name}`);
+      r.input.setAttribute("aria-label", words.shapeOf(op.name));
       if (r.input.value !== op.text) r.input.value = op.text;
       const invalid = outcome.state === "invalid" && outcome.bad === i;
       r.input.classList.toggle("tl-bx-invalid", invalid);
       r.input.setAttribute("aria-invalid", String(invalid));
       r.remove.disabled = operands.length <= 1;
-      r.remove.setAttribute("aria-label", `remove ${op.name}`);
-      r.cells.replaceChildren(...(plan ? plan.rows[i].padded.map((_, j) => cell(plan.rows[i], i, j, plan, op.name)) : []));
+      r.remove.setAttribute("aria-label", words.removeOperand(op.name));
+      r.cells.replaceChildren(...(plan ? plan.rows[i].padded.map((_, j) => cell(plan.rows[i], i, j, plan, op.name, words)) : []));
     });
     resultRow.shape.textContent = outcome.state === "ok" ? formatShape(plan.result) : "";
     resultRow.cells.replaceChildren(
@@ -264,7 +325,7 @@ function render({ model, el }) {
         return h("div", {
           class: "tl-bx-result-cell",
           role: "cell",
-          "aria-label": `result, dim ${j - rank}: ${plan && plan.result ? text : clash ? "clash" : "unknown"}`,
+          "aria-label": words.resultCell(j - rank, plan && plan.result ? text : clash ? words.clash : words.unknown),
           "data-dim": String(j),
           "data-mark": clash ? "conflict" : "result",
         }, [h("span", { class: "tl-bx-size", text })]);

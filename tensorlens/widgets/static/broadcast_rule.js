@@ -6,11 +6,46 @@
 // reports the exact dim, operand and sizes that conflict -- in the order torch reports them.
 // Loaded by broadcast_explorer.js (inlined into the widget's ES module by tensorlens/widgets/_esm.py) and
 // tested against torch-generated fixtures by tests/js/broadcast_rule.test.mjs.
+// Its messages are the widget's own words (torch prints none of them), in English and Chinese:
+// RULE_WORDS = {en, zh}; parseShape and conflictMessage take one of the two (English by default),
+// and the explorer puts them in its WORDS table (./i18n.js says which language a page is in).
 
 import { contiguousStrides } from "./view_math.js";
 
 /** @typedef {{dim: number, operand: number, size: number, other: number, otherOperand: number}} Conflict */
 /** @typedef {"kept" | "stretched" | "prepended"} Mark */
+
+/**
+ * The rule's messages by language, same keys in both. English is also the text of the Python
+ * side (tensorlens/widgets/broadcast_explorer.py's parse_shape and repr).
+ */
+export const RULE_WORDS = {
+  en: {
+    notText: "a shape must be text",
+    empty: "empty: write () for a 0-d tensor",
+    twoCommas: "two commas with no size between them",
+    notSize: (part) => `"${part}" is not a size`,
+    negative: (part) => `"${part}" is not a size (sizes cannot be negative)`,
+    tooLarge: (part) => `${part} is too large`,
+    operand: (i) => `operand ${i}`,
+    conflict: (dim, resultDim, name, size, otherName, other) =>
+      `cannot broadcast: at dim ${dim} (dim ${resultDim} of the result) ${name} has ` +
+      `size ${size} but ${otherName} has size ${other}; ` +
+      "sizes must be equal, or one of them 1",
+  },
+  zh: {
+    notText: "形状必须是文本",
+    empty: "为空：0 维张量请写 ()",
+    twoCommas: "两个逗号之间缺少大小",
+    notSize: (part) => `"${part}" 不是合法的大小`,
+    negative: (part) => `"${part}" 不是合法的大小（大小不能为负数）`,
+    tooLarge: (part) => `${part} 太大了`,
+    operand: (i) => `操作数 ${i}`,
+    conflict: (dim, resultDim, name, size, otherName, other) =>
+      `无法广播：在维度 ${dim}（结果的维度 ${resultDim}）上，${name} 的大小为 ${size}，` +
+      `而 ${otherName} 的大小为 ${other}；各大小必须相等，或者其中一个为 1`,
+  },
+};
 
 /** "[3, 5]" for [3, 5]; "[]" for a 0-d shape. */
 export function formatShape(shape) {
@@ -29,12 +64,13 @@ const WRAPPERS = [
 
 /**
  * Read a shape typed by a reader: "3, 1", "[3, 1]", "(3,)", "torch.Size([3, 1])", "()" for 0-d.
+ * The error is in the language of `words` (RULE_WORDS.en or RULE_WORDS.zh).
  * @returns {{ok: true, shape: number[]} | {ok: false, error: string}}
  */
-export function parseShape(text) {
-  if (typeof text !== "string") return { ok: false, error: "a shape must be text" };
+export function parseShape(text, words = RULE_WORDS.en) {
+  if (typeof text !== "string") return { ok: false, error: words.notText };
   let body = text.trim();
-  if (body === "") return { ok: false, error: "empty: write () for a 0-d tensor" };
+  if (body === "") return { ok: false, error: words.empty };
   for (const [pattern] of WRAPPERS) {
     const match = pattern.exec(body);
     if (match) {
@@ -45,16 +81,15 @@ export function parseShape(text) {
   const parts = body.split(/[\s,]+/).filter((part) => part !== "");
   // "3,,1" or "(,)" would otherwise pass silently.
   if (/,\s*,/.test(body) || /^\s*,/.test(body)) {
-    return { ok: false, error: "two commas with no size between them" };
+    return { ok: false, error: words.twoCommas };
   }
   const shape = [];
   for (const part of parts) {
     if (!/^\d+$/.test(part)) {
-      const hint = /^-\d+$/.test(part) ? " (sizes cannot be negative)" : "";
-      return { ok: false, error: `"${part}" is not a size${hint}` };
+      return { ok: false, error: /^-\d+$/.test(part) ? words.negative(part) : words.notSize(part) };
     }
     const size = Number(part);
-    if (!Number.isSafeInteger(size)) return { ok: false, error: `${part} is too large` };
+    if (!Number.isSafeInteger(size)) return { ok: false, error: words.tooLarge(part) };
     shape.push(size);
   }
   return { ok: true, shape };
@@ -142,13 +177,9 @@ export function explainBroadcast(operands) {
   };
 }
 
-/** A reader-facing sentence for a conflict; names[i] is operand i's label. */
-export function conflictMessage(conflict, names, rank) {
+/** A reader-facing sentence for a conflict, in the language of `words`; names[i] is operand i's label. */
+export function conflictMessage(conflict, names, rank, words = RULE_WORDS.en) {
   const { dim, operand, size, other, otherOperand } = conflict;
-  const name = (i) => names[i] ?? `operand ${i}`;
-  return (
-    `cannot broadcast: at dim ${dim} (dim ${rank + dim} of the result) ${name(operand)} has ` +
-    `size ${size} but ${name(otherOperand)} has size ${other}; ` +
-    "sizes must be equal, or one of them 1"
-  );
+  const name = (i) => names[i] ?? words.operand(i);
+  return words.conflict(dim, rank + dim, name(operand), size, name(otherOperand), other);
 }

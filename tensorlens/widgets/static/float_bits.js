@@ -4,10 +4,10 @@
 // torch.tensor(x).to(dtype) stores (x rounded to float32 first, then to the format, nearest,
 // ties to even; past the largest finite value inf, or +-448 in float8_e4m3fn, which has no inf,
 // as torch 2.13 does), decode bits into sign, exponent, mantissa, kind, value and spacing, and
-// read what a reader types. Patterns are plain numbers (at most 32 bits), handled with
-// arithmetic, never with JS's signed 32-bit bitwise operators. Loaded by
-// float_bits_explorer.js (inlined by tensorlens/widgets/_esm.py) and tested against
-// torch-generated fixtures by tests/js/float_bits.test.mjs.
+// read what a reader types (its messages in English or Chinese: PARSE_WORDS). Patterns are
+// plain numbers (at most 32 bits), handled with arithmetic, never with JS's signed 32-bit
+// bitwise operators. Loaded by float_bits_explorer.js (inlined by tensorlens/widgets/_esm.py)
+// and tested against torch-generated fixtures by tests/js/float_bits.test.mjs.
 
 /** @typedef {{name: string, exponentBits: number, mantissaBits: number, hasInf: boolean}} Format */
 
@@ -137,13 +137,31 @@ const POWER = /^([+-]?)2\s*\*\*\s*\(?\s*([+-]?\d+)\s*\)?$/;
 const SPECIAL = /^([+-]?)(inf|infinity|nan)$/i;
 
 /**
- * A number as a reader types it: a decimal, inf/infinity/nan with a sign, or 2**k.
+ * What parseNumber says about text that is not a number, by language (the explorer's WORDS carry
+ * these as their `parse` table; the English ones are tensorlens.float_bits.parse_number's).
+ */
+export const PARSE_WORDS = {
+  en: {
+    notText: "a number must be text",
+    empty: "empty: type a number such as 0.1, -6.25, 1e-8, 2**-24 or inf",
+    notNumber: (typed) => `"${typed}" is not a number: try 0.1, -6.25, 1e-8, 2**-24 or inf`,
+  },
+  zh: {
+    notText: "数值必须是文本",
+    empty: "为空：请输入一个数，例如 0.1、-6.25、1e-8、2**-24 或 inf",
+    notNumber: (typed) => `“${typed}”不是一个数：试试 0.1、-6.25、1e-8、2**-24 或 inf`,
+  },
+};
+
+/**
+ * A number as a reader types it: a decimal, inf/infinity/nan with a sign, or 2**k. The message
+ * of a failure is in `words` (a PARSE_WORDS table; English by default).
  * @returns {{ok: true, value: number} | {ok: false, error: string}}
  */
-export function parseNumber(text) {
-  if (typeof text !== "string") return { ok: false, error: "a number must be text" };
+export function parseNumber(text, words = PARSE_WORDS.en) {
+  if (typeof text !== "string") return { ok: false, error: words.notText };
   const body = text.trim().replaceAll("_", "");
-  if (body === "") return { ok: false, error: "empty: type a number such as 0.1, -6.25, 1e-8, 2**-24 or inf" };
+  if (body === "") return { ok: false, error: words.empty };
   if (DECIMAL.test(body)) return { ok: true, value: Number(body) };
   let match = POWER.exec(body);
   if (match) {
@@ -156,7 +174,7 @@ export function parseNumber(text) {
     const value = match[2].toLowerCase() === "nan" ? NaN : Infinity;
     return { ok: true, value: match[1] === "-" ? -value : value };
   }
-  return { ok: false, error: `"${text.trim()}" is not a number: try 0.1, -6.25, 1e-8, 2**-24 or inf` };
+  return { ok: false, error: words.notNumber(text.trim()) };
 }
 
 /** A value as the explorer writes it back into its input: parseNumber reads it exactly. */

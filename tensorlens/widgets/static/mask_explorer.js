@@ -19,12 +19,120 @@
 // .tl-mx-code, .tl-mx-shape[data-grid=padding|causal|combined],
 // .tl-mx-cell[data-grid][data-b][data-i][data-j][data-value=true|false][data-attend=yes|no],
 // .tl-mx-weight[data-b][data-i][data-nan=true|false], .tl-mx-nan (the fully-masked note).
+//
+// The widget's own words are the page's language (WORDS, picked by ./i18n.js: Chinese on the
+// Chinese book's lang="zh-CN" pages, English anywhere else). What stays as written in both: the
+// names of the arguments on the controls (lengths, L, causal, convention, sdpa, mha), which the
+// pages quote; the torch code; True/False, T/F, NaN, "key"/"query" (the Chinese pages keep them).
 
-import { MAX_BATCH, MAX_LEN, buildMasks, formatShape, parseLengths, sizeError } from "./mask_rule.js";
+import { MAX_BATCH, MAX_LEN, RULE_WORDS, buildMasks, formatShape, parseLengths, sizeError, sizeProblem } from "./mask_rule.js";
+import { pageLanguage } from "./i18n.js";
 
+/** The conventions a radio button picks (the label is WORDS[lang].means[key]). */
 const MEANS = {
-  sdpa: { label: "True = takes part", api: "F.scaled_dot_product_attention(attn_mask=mask)" },
-  mha: { label: "True = ignored", api: "nn.MultiheadAttention(key_padding_mask=..., attn_mask=...)" },
+  sdpa: { api: "F.scaled_dot_product_attention(attn_mask=mask)" },
+  mha: { api: "nn.MultiheadAttention(key_padding_mask=..., attn_mask=...)" },
+};
+
+/** A list of sequence numbers, or one number (how tests/js/i18n.test.mjs calls the functions). */
+const listOf = (items) => [].concat(items);
+
+/** The explorer's own words, by the language of the page it is drawn on (./i18n.js). */
+export const WORDS = {
+  en: {
+    title: "Attention masks from sequence lengths",
+    means: { sdpa: "True = takes part", mha: "True = ignored" },
+    codeLabel: "torch code that builds the mask",
+    lengthsLabel: (max) => `lengths, one per sequence, up to ${max}`,
+    lenLabel: (max) => `L, the padded length, 1 to ${max}`,
+    legendYes: "the key takes part",
+    legendNo: "the key is masked",
+    legendNaN: "no key left: NaN after softmax",
+    legendWeight: "weight each: what softmax gives each key when all scores are equal",
+    sequenceHead: "sequence",
+    queryHead: "query",
+    keyHead: (j) => `key ${j}`,
+    weightHead: "weight each",
+    cell: (name, j, value, attend) => `${name}, key ${j}: ${value ? "True" : "False"}, ${attend ? "takes part" : "masked"}`,
+    noKey: (name) => `${name}: no key takes part, softmax gives NaN`,
+    keys: (name, count, weight) => `${name}: ${count} key${count === 1 ? "" : "s"}, weight ${weight} each with equal scores`,
+    paddingTitle: "key-padding mask",
+    causalTitle: "causal mask",
+    combinedTitle: "combined",
+    realKey: "(True = real key)",
+    paddingKey: "(True = padding)",
+    pastKey: "(True = key ≤ query)",
+    futureKey: "(True = future key)",
+    combinedNote: (shape, op, L) => `padding ${shape} ${op} causal (${L}, ${L}), broadcast`,
+    oneRow: "one row, broadcast over every query",
+    seqShort: (b) => `seq ${b}`,
+    sequence: (b) => `sequence ${b}`,
+    queryShort: (i) => `q ${i}`,
+    query: (i) => `query ${i}`,
+    sequenceQuery: (b, i) => `sequence ${b}, query ${i}`,
+    anyQuery: "any q",
+    everyQuery: (b) => `sequence ${b}, every query`,
+    caption: (b, n) => `sequence ${b}, length ${n}`,
+    combinedLabel: (b) => `combined mask, sequence ${b}`,
+    fullyMasked: (seqs, rows) => `Fully masked: ${listOf(seqs).map((b) => `sequence ${b}`).join(", ")} ` +
+      `(${rows} row${rows === 1 ? "" : "s"} with no key). ` +
+      "softmax of masked_fill(mask, -inf) is NaN there, and the NaN spreads; " +
+      "set those rows to 0 after the softmax, or drop the empty sequences.",
+    noNaN: "Every row has at least one key: no NaN after softmax.",
+    said: (shape, lengths, causal, means, rows) => `${shape} mask for lengths ${lengths}, ` +
+      `${causal ? "causal" : "not causal"}, ${means}; ` +
+      (rows ? `${rows} fully masked rows give NaN` : "no fully masked row"),
+    lengthsError: (error) => `lengths: ${error}`,
+    notWhole: (text) => `L: "${text}" is not a whole number (the padded length)`,
+    rule: RULE_WORDS.en,
+  },
+  zh: {
+    title: "由序列长度构造注意力掩码",
+    means: { sdpa: "True = 参与", mha: "True = 忽略" },
+    codeLabel: "构造该掩码的 torch 代码",
+    lengthsLabel: (max) => `lengths：每个序列一个长度，最多 ${max} 个`,
+    lenLabel: (max) => `L：填充后的长度，1 到 ${max}`,
+    legendYes: "该 key 参与",
+    legendNo: "该 key 被遮住",
+    legendNaN: "一个 key 都不剩：softmax 之后为 NaN",
+    legendWeight: "每个 key 的权重：所有分数相等时 softmax 分给每个 key 的权重",
+    sequenceHead: "序列",
+    queryHead: "query",
+    keyHead: (j) => `key ${j}`,
+    weightHead: "每个 key 的权重",
+    cell: (name, j, value, attend) => `${name}，key ${j}：${value ? "True" : "False"}，${attend ? "参与" : "被遮住"}`,
+    noKey: (name) => `${name}：没有 key 参与，softmax 给出 NaN`,
+    keys: (name, count, weight) => `${name}：${count} 个 key，分数相等时每个 key 的权重为 ${weight}`,
+    paddingTitle: "key 填充掩码",
+    causalTitle: "因果掩码",
+    combinedTitle: "组合掩码",
+    realKey: "（True = 真实的 key）",
+    paddingKey: "（True = 填充）",
+    pastKey: "（True = 不在 query 之后的 key）",
+    futureKey: "（True = 未来的 key）",
+    combinedNote: (shape, op, L) => `填充掩码 ${shape} ${op} 因果掩码 (${L}, ${L})，广播`,
+    oneRow: "只有一行，在每个 query 上广播",
+    seqShort: (b) => `序列 ${b}`,
+    sequence: (b) => `序列 ${b}`,
+    queryShort: (i) => `q ${i}`,
+    query: (i) => `query ${i}`,
+    sequenceQuery: (b, i) => `序列 ${b}，query ${i}`,
+    anyQuery: "任意 q",
+    everyQuery: (b) => `序列 ${b}，所有 query`,
+    caption: (b, n) => `序列 ${b}，长度 ${n}`,
+    combinedLabel: (b) => `组合掩码，序列 ${b}`,
+    fullyMasked: (seqs, rows) => `完全被遮住：${listOf(seqs).map((b) => `序列 ${b}`).join("、")}` +
+      `（${rows} 行没有任何 key）。` +
+      "在这些行上，masked_fill(mask, -inf) 的 softmax 为 NaN，而且 NaN 会扩散；" +
+      "请在 softmax 之后把这些行设为 0，或者去掉空序列。",
+    noNaN: "每一行都至少有一个 key：softmax 之后不会出现 NaN。",
+    said: (shape, lengths, causal, means, rows) => `长度为 ${lengths} 的 ${shape} 掩码，` +
+      `${causal ? "含因果掩码" : "不含因果掩码"}，${means}；` +
+      (rows ? `${rows} 个完全被遮住的行得到 NaN` : "没有完全被遮住的行"),
+    lengthsError: (error) => `lengths 有误：${error}`,
+    notWhole: (text) => `L 有误：“${text}” 不是整数（L 是填充后的长度）`,
+    rule: RULE_WORDS.zh,
+  },
 };
 
 function h(tag, attrs = {}, children = []) {
@@ -45,17 +153,15 @@ function readState(model) {
   return { lengths: str("lengths", ""), seqLen: str("seq_len", ""), causal: model.get("causal") === true, convention };
 }
 
-/** The state's masks, or the message that says why there are none. */
-export function analyse(state) {
-  const parsed = parseLengths(state.lengths);
-  if (!parsed.ok) return { ok: false, message: `lengths: ${parsed.error}`, field: "lengths" };
+/** The state's masks, or the message (in the language of `words`) that says why there are none. */
+export function analyse(state, words = WORDS.en) {
+  const parsed = parseLengths(state.lengths, words.rule);
+  if (!parsed.ok) return { ok: false, message: words.lengthsError(parsed.error), field: "lengths" };
   const text = state.seqLen.trim();
-  if (!/^\d+$/.test(text)) {
-    return { ok: false, message: `L: "${text}" is not a whole number (the padded length)`, field: "len" };
-  }
+  if (!/^\d+$/.test(text)) return { ok: false, message: words.notWhole(text), field: "len" };
   const L = Number(text);
-  const error = sizeError(parsed.lengths, L);
-  if (error) return { ok: false, message: error, field: error.startsWith("L ") ? "len" : "lengths" };
+  const field = sizeProblem(parsed.lengths, L);
+  if (field) return { ok: false, message: sizeError(parsed.lengths, L, words.rule), field };
   return { ok: true, lengths: parsed.lengths, L, masks: buildMasks(parsed.lengths, L, state.causal, state.convention) };
 }
 
@@ -68,6 +174,7 @@ let instances = 0;
 
 function render({ model, el }) {
   const uid = ++instances;
+  const words = WORDS[pageLanguage(el)];
   const root = h("div", { class: "tl-mx", "data-state": "ok" });
   const id = (name) => `tl-mx-${uid}-${name}`;
 
@@ -83,12 +190,12 @@ function render({ model, el }) {
   );
   const message = h("div", { class: "tl-mx-error", role: "alert" });
   const live = h("div", { class: "tl-sr-only tl-mx-live", role: "status", "aria-live": "polite" });
-  const code = h("pre", { class: "tl-mx-code", "aria-label": "torch code that builds the mask" });
+  const code = h("pre", { class: "tl-mx-code", "aria-label": words.codeLabel });
   const grids = h("div", { class: "tl-mx-grids" });
   const nan = h("div", { class: "tl-mx-nan" });
 
   root.append(
-    h("div", { class: "tl-mx-title", text: "Attention masks from sequence lengths" }),
+    h("div", { class: "tl-mx-title", text: words.title }),
     h("div", { class: "tl-mx-controls" }, [
       h("span", { class: "tl-mx-field" }, [
         h("label", { for: id("lengths"), text: "lengths" }), lengths,
@@ -99,7 +206,7 @@ function render({ model, el }) {
         h("span", { id: id("means"), text: "convention:" }),
         ...radios.flatMap((radio) => [
           radio,
-          h("label", { for: radio.id, text: `${radio.value}: ${MEANS[radio.value].label}` }),
+          h("label", { for: radio.id, text: `${radio.value}: ${words.means[radio.value]}` }),
         ]),
       ]),
     ]),
@@ -108,10 +215,10 @@ function render({ model, el }) {
     grids,
     nan,
     h("div", { class: "tl-mx-legend" }, [
-      h("span", { class: "tl-mx-key", "data-attend": "yes", text: "the key takes part" }),
-      h("span", { class: "tl-mx-key", "data-attend": "no", text: "the key is masked" }),
-      h("span", { class: "tl-mx-key", "data-nan": "true", text: "no key left: NaN after softmax" }),
-      h("span", { class: "tl-mx-keynote", text: "weight each: what softmax gives each key when all scores are equal" }),
+      h("span", { class: "tl-mx-key", "data-attend": "yes", text: words.legendYes }),
+      h("span", { class: "tl-mx-key", "data-attend": "no", text: words.legendNo }),
+      h("span", { class: "tl-mx-key", "data-nan": "true", text: words.legendNaN }),
+      h("span", { class: "tl-mx-keynote", text: words.legendWeight }),
     ]),
     live,
   );
@@ -136,10 +243,10 @@ function render({ model, el }) {
       style: `grid-template-columns: max-content repeat(${L}, 1.9em)${weights ? " max-content" : ""}`,
     });
     const head = h("div", { class: "tl-mx-row", role: "row" }, [
-      h("span", { class: "tl-mx-corner", role: "columnheader" }, [h("span", { class: "tl-sr-only", text: kind === "padding" ? "sequence" : "query" })]),
+      h("span", { class: "tl-mx-corner", role: "columnheader" }, [h("span", { class: "tl-sr-only", text: kind === "padding" ? words.sequenceHead : words.queryHead })]),
       ...Array.from({ length: L }, (_, j) =>
-        h("span", { class: "tl-mx-colhead", role: "columnheader", "aria-label": `key ${j}`, text: String(j) })),
-      ...(weights ? [h("span", { class: "tl-mx-colhead tl-mx-wcol", role: "columnheader", text: "weight each" })] : []),
+        h("span", { class: "tl-mx-colhead", role: "columnheader", "aria-label": words.keyHead(j), text: String(j) })),
+      ...(weights ? [h("span", { class: "tl-mx-colhead tl-mx-wcol", role: "columnheader", text: words.weightHead })] : []),
     ]);
     table.append(head);
     rows.forEach((row, i) => {
@@ -159,7 +266,7 @@ function render({ model, el }) {
           "data-value": String(value),
           "data-attend": attend ? "yes" : "no",
           "data-nan": weights && weights[i] === 0 ? "true" : "false",
-          "aria-label": `${name.long}, key ${j}: ${value ? "True" : "False"}, ${attend ? "takes part" : "masked"}`,
+          "aria-label": words.cell(name.long, j, value, attend),
           text: value ? "T" : "F",
         }));
       });
@@ -171,9 +278,7 @@ function render({ model, el }) {
           "data-b": String(b),
           "data-i": String(i),
           "data-nan": String(count === 0),
-          "aria-label": count === 0
-            ? `${name.long}: no key takes part, softmax gives NaN`
-            : `${name.long}: ${count} key${count === 1 ? "" : "s"}, weight ${weightText(count)} each with equal scores`,
+          "aria-label": count === 0 ? words.noKey(name.long) : words.keys(name.long, count, weightText(count)),
           text: weightText(count),
         }));
       }
@@ -199,7 +304,7 @@ function render({ model, el }) {
     if (seqLen.value !== state.seqLen) seqLen.value = state.seqLen;
     causal.checked = state.causal;
     for (const radio of radios) radio.checked = radio.value === state.convention;
-    const outcome = analyse(state);
+    const outcome = analyse(state, words);
     root.dataset.state = outcome.ok ? "ok" : "invalid";
     lengths.setAttribute("aria-invalid", String(!outcome.ok && outcome.field === "lengths"));
     seqLen.setAttribute("aria-invalid", String(!outcome.ok && outcome.field === "len"));
@@ -218,45 +323,39 @@ function render({ model, el }) {
     const attendOf = (value) => value === keep;
     code.textContent = `lengths = torch.tensor([${outcome.lengths.join(", ")}])\n${masks.code}`;
     const parts = [
-      section("padding", "key-padding mask", masks.shapes.padding,
-        keep ? "(True = real key)" : "(True = padding)",
-        [grid("padding", "key-padding mask", masks.shapes.padding, masks.padding,
-          (b) => ({ short: `seq ${b}`, long: `sequence ${b}` }), attendOf)]),
+      section("padding", words.paddingTitle, masks.shapes.padding,
+        keep ? words.realKey : words.paddingKey,
+        [grid("padding", words.paddingTitle, masks.shapes.padding, masks.padding,
+          (b) => ({ short: words.seqShort(b), long: words.sequence(b) }), attendOf)]),
     ];
     if (masks.causal) {
-      parts.push(section("causal", "causal mask", masks.shapes.causal,
-        keep ? "(True = key ≤ query)" : "(True = future key)",
-        [grid("causal", "causal mask", masks.shapes.causal, masks.causal,
-          (i) => ({ short: `q ${i}`, long: `query ${i}` }), attendOf)]));
+      parts.push(section("causal", words.causalTitle, masks.shapes.causal,
+        keep ? words.pastKey : words.futureKey,
+        [grid("causal", words.causalTitle, masks.shapes.causal, masks.causal,
+          (i) => ({ short: words.queryShort(i), long: words.query(i) }), attendOf)]));
     }
     const combinedNote = masks.causal
-      ? `padding ${formatShape([masks.shapes.padding[0], 1, 1, L])} ${keep ? "&" : "|"} causal (${L}, ${L}), broadcast`
-      : "one row, broadcast over every query";
-    parts.push(section("combined", "combined", masks.shapes.combined, combinedNote,
+      ? words.combinedNote(formatShape([masks.shapes.padding[0], 1, 1, L]), keep ? "&" : "|", L)
+      : words.oneRow;
+    parts.push(section("combined", words.combinedTitle, masks.shapes.combined, combinedNote,
       masks.combined.map((sample, b) => h("div", { class: "tl-mx-sample" }, [
-        h("div", { class: "tl-mx-caption", text: `sequence ${b}, length ${outcome.lengths[b]}` }),
-        grid("combined", `combined mask, sequence ${b}`, masks.shapes.combined.slice(2), sample[0],
-          (i) => masks.causal ? { short: `q ${i}`, long: `sequence ${b}, query ${i}` }
-            : { short: "any q", long: `sequence ${b}, every query` },
+        h("div", { class: "tl-mx-caption", text: words.caption(b, outcome.lengths[b]) }),
+        grid("combined", words.combinedLabel(b), masks.shapes.combined.slice(2), sample[0],
+          (i) => masks.causal ? { short: words.queryShort(i), long: words.sequenceQuery(b, i) }
+            : { short: words.anyQuery, long: words.everyQuery(b) },
           attendOf, masks.allowed[b], b),
       ]))));
     grids.replaceChildren(...parts);
     const bad = [...new Set(masks.fullyMasked.map(([b]) => b))];
-    nan.textContent = bad.length
-      ? `Fully masked: ${bad.map((b) => `sequence ${b}`).join(", ")} ` +
-        `(${masks.fullyMasked.length} row${masks.fullyMasked.length === 1 ? "" : "s"} with no key). ` +
-        "softmax of masked_fill(mask, -inf) is NaN there, and the NaN spreads; " +
-        "set those rows to 0 after the softmax, or drop the empty sequences."
-      : "Every row has at least one key: no NaN after softmax.";
+    nan.textContent = bad.length ? words.fullyMasked(bad, masks.fullyMasked.length) : words.noNaN;
     nan.dataset.nan = String(bad.length > 0);
-    const said = `${formatShape(masks.shapes.combined)} mask for lengths ${outcome.lengths.join(", ")}, ` +
-      `${state.causal ? "causal" : "not causal"}, ${MEANS[state.convention].label}; ` +
-      (bad.length ? `${masks.fullyMasked.length} fully masked rows give NaN` : "no fully masked row");
+    const said = words.said(formatShape(masks.shapes.combined), outcome.lengths.join(", "), state.causal,
+      words.means[state.convention], bad.length ? masks.fullyMasked.length : 0);
     if (live.textContent !== said) live.textContent = said;
   }
 
-  lengths.setAttribute("aria-label", `lengths, one per sequence, up to ${MAX_BATCH}`);
-  seqLen.setAttribute("aria-label", `L, the padded length, 1 to ${MAX_LEN}`);
+  lengths.setAttribute("aria-label", words.lengthsLabel(MAX_BATCH));
+  seqLen.setAttribute("aria-label", words.lenLabel(MAX_LEN));
   const events = ["change:lengths", "change:seq_len", "change:causal", "change:convention"];
   for (const event of events) model.on(event, update);
   update();

@@ -15,6 +15,8 @@
 // button.tl-quiz-choice[data-choice=j], input.tl-quiz-input, button.tl-quiz-submit,
 // button.tl-quiz-reveal, .tl-quiz-feedback, .tl-quiz-explain, .tl-quiz-error.
 
+import { pageLanguage } from "./i18n.js";
+
 /**
  * Canonical form of a free-text answer (same rule as the Python normalize_answer).
  * @param {string} text
@@ -77,6 +79,28 @@ export function validateQuestions(questions) {
   return null;
 }
 
+/**
+ * The quiz's own words, by the language of the page it is drawn on (./i18n.js). The questions
+ * are the notebook's, as written; the two default titles have Chinese names too.
+ */
+export const WORDS = {
+  en: {
+    number: (n) => `Question ${n}`, reveal: "Show the answer", correct: "Correct!",
+    wrong: "Not quite: try again.", answerLabel: (n) => `Answer to question ${n}`,
+    placeholder: "your answer, e.g. (3, 4)", check: "Check", empty: "Type an answer first.",
+    answer: (a) => `Answer: ${a}`, score: (right, n) => `${right} of ${n} answered correctly`,
+    broken: (err) => `This quiz could not be drawn: ${err}`, titles: {},
+  },
+  zh: {
+    number: (n) => `第 ${n} 题`, reveal: "显示答案", correct: "正确！",
+    wrong: "不太对，再试一次。", answerLabel: (n) => `第 ${n} 题的答案`,
+    placeholder: "你的答案，例如 (3, 4)", check: "检查", empty: "请先输入答案。",
+    answer: (a) => `答案：${a}`, score: (right, n) => `答对 ${right} 题，共 ${n} 题`,
+    broken: (err) => `无法显示这个测验：${err}`,
+    titles: { "Check yourself": "自测", "Predict the result": "预测结果" },
+  },
+};
+
 function h(tag, attrs = {}, children = []) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -97,13 +121,13 @@ function rich(text, cls) {
   return node;
 }
 
-function drawQuestion(q, index, onChange) {
+function drawQuestion(q, index, onChange, words) {
   const card = h("div", { class: "tl-quiz-question", "data-index": String(index), "data-state": "unanswered" });
-  card.append(h("div", { class: "tl-quiz-number", text: `Question ${index + 1}` }), rich(q.question, "tl-quiz-text"));
+  card.append(h("div", { class: "tl-quiz-number", text: words.number(index + 1) }), rich(q.question, "tl-quiz-text"));
   const feedback = h("div", { class: "tl-quiz-feedback", role: "status", "aria-live": "polite" });
   const explain = rich(q.explain, "tl-quiz-explain");
   explain.hidden = true;
-  const reveal = h("button", { class: "tl-quiz-reveal", type: "button", text: "Show the answer" });
+  const reveal = h("button", { class: "tl-quiz-reveal", type: "button", text: words.reveal });
   reveal.hidden = true;
   const answerText = Array.isArray(q.choices) ? q.choices[q.answer] : q.answer;
 
@@ -115,8 +139,8 @@ function drawQuestion(q, index, onChange) {
     onChange();
   };
   const judge = (given) => {
-    if (isCorrect(q, given)) setState("correct", "Correct!");
-    else setState("wrong", "Not quite: try again.");
+    if (isCorrect(q, given)) setState("correct", words.correct);
+    else setState("wrong", words.wrong);
   };
 
   if (Array.isArray(q.choices)) {
@@ -133,26 +157,27 @@ function drawQuestion(q, index, onChange) {
     });
     card.append(list);
   } else {
-    const input = h("input", { class: "tl-quiz-input", type: "text", "aria-label": `Answer to question ${index + 1}`,
-      placeholder: "your answer, e.g. (3, 4)", autocomplete: "off", spellcheck: "false" });
-    const submit = h("button", { class: "tl-quiz-submit", type: "button", text: "Check" });
+    const input = h("input", { class: "tl-quiz-input", type: "text", "aria-label": words.answerLabel(index + 1),
+      placeholder: words.placeholder, autocomplete: "off", spellcheck: "false" });
+    const submit = h("button", { class: "tl-quiz-submit", type: "button", text: words.check });
     submit.addEventListener("click", () => {
-      if (!input.value.trim()) setState("unanswered", "Type an answer first.");
+      if (!input.value.trim()) setState("unanswered", words.empty);
       else judge(input.value);
     });
     input.addEventListener("keydown", (event) => { if (event.key === "Enter") submit.click(); });
     card.append(h("div", { class: "tl-quiz-answer-row" }, [input, submit]));
   }
-  reveal.addEventListener("click", () => setState("revealed", "Answer: " + answerText));
+  reveal.addEventListener("click", () => setState("revealed", words.answer(answerText)));
   card.append(feedback, reveal, explain);
   return card;
 }
 
-function draw(model, root) {
+function draw(model, root, words) {
   root.replaceChildren();
   const questions = model.get("questions");
   const problem = validateQuestions(questions);
-  if (model.get("title")) root.append(h("div", { class: "tl-quiz-title", text: model.get("title") }));
+  const title = model.get("title");
+  if (title) root.append(h("div", { class: "tl-quiz-title", text: words.titles[title] || title }));
   if (problem) {
     root.append(h("div", { class: "tl-quiz-error", role: "alert", text: problem }));
     return;
@@ -161,9 +186,9 @@ function draw(model, root) {
   const cards = [];
   const update = () => {
     const right = cards.filter((c) => c.dataset.state === "correct").length;
-    score.textContent = `${right} of ${cards.length} answered correctly`;
+    score.textContent = words.score(right, cards.length);
   };
-  questions.forEach((q, i) => cards.push(drawQuestion(q, i, update)));
+  questions.forEach((q, i) => cards.push(drawQuestion(q, i, update, words)));
   root.append(...cards, score);
   update();
 }
@@ -171,11 +196,12 @@ function draw(model, root) {
 function render({ model, el }) {
   const root = h("div", { class: "tl-quiz" });
   el.append(root);
+  const words = WORDS[pageLanguage(el)];
   const redraw = () => {
     try {
-      draw(model, root);
+      draw(model, root, words);
     } catch (err) {
-      root.replaceChildren(h("div", { class: "tl-quiz-error", role: "alert", text: `This quiz could not be drawn: ${err}` }));
+      root.replaceChildren(h("div", { class: "tl-quiz-error", role: "alert", text: words.broken(err) }));
     }
   };
   model.on("change:questions", redraw);

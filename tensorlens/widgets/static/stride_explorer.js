@@ -15,12 +15,18 @@
 // Loaded by tensorlens/widgets/stride_explorer.py (anywidget), which inlines ./view_math.js through
 // tensorlens/widgets/_esm.py; the browser tests and scripts/bench_stride_explorer.py find things by
 // class and data attributes: button[data-op], input[data-arg], .tl-shape, .tl-stride, ...
+// Its own words (WORDS) are English, or Chinese on a page that declares lang="zh-CN" (./i18n.js);
+// the names of operations and arguments, Python expressions and torch's own error text are not
+// translated.
+import { pageLanguage } from "./i18n.js";
 import {
+  MESSAGES,
   applyOp,
   capNotice,
   fmtInt,
   isContiguous,
   makeView,
+  messageIn,
   numel,
   overlapFastPath,
   pyTuple,
@@ -34,28 +40,142 @@ import {
 
 // ---- the operation palette ---------------------------------------------------------------------
 // Each op: its argument inputs (name, default text, kind) and how they become the recorded args.
-// Defaults given as functions follow the current view (e.g. permute reverses its dims).
+// Defaults given as functions follow the current view (e.g. permute reverses its dims). Each op's
+// tooltip is WORDS[lang].opTitles[op].
 
 const reversedDims = (v) => v.shape.map((_, d) => v.shape.length - 1 - d).join(", ");
 export const OPS = [
-  { op: "t", title: "swap the two dims of a 2-D view", args: [] },
-  { op: "transpose", title: "swap two dims", args: [["dim0", "0"], ["dim1", "1"]] },
-  { op: "permute", title: "reorder all dims", args: [["dims", reversedDims, "list"]] },
-  { op: "unsqueeze", title: "insert a dim of size 1", args: [["dim", "0"]] },
-  { op: "squeeze", title: "drop dims of size 1 (all, or the one given)", args: [["dim", "", "optional"]] },
-  { op: "expand", title: "stretch size-1 dims with stride 0", args: [["sizes", (v) => ["2", ...v.shape].join(", "), "list"]] },
-  { op: "slice", title: "x[:, start:stop:step] on one dim", args: [["dim", "-1"], ["start", "", "optional"], ["stop", "", "optional"], ["step", "2"]] },
-  { op: "narrow", title: "length elements from start along dim", args: [["dim", "0"], ["start", "0"], ["length", "1"]] },
-  { op: "select", title: "one index along dim, dropping the dim", args: [["dim", "0"], ["index", "0"]] },
-  { op: "diagonal", title: "the diagonal of two dims", args: [["offset", "0"], ["dim1", "0"], ["dim2", "1"]] },
-  { op: "unfold", title: "sliding windows along a dim", args: [["dimension", "-1"], ["size", "2"], ["step", "1"]] },
-  { op: "view", title: "a new shape over the same storage, when strides allow", args: [["shape", "-1", "list"]] },
+  { op: "t", args: [] },
+  { op: "transpose", args: [["dim0", "0"], ["dim1", "1"]] },
+  { op: "permute", args: [["dims", reversedDims, "list"]] },
+  { op: "unsqueeze", args: [["dim", "0"]] },
+  { op: "squeeze", args: [["dim", "", "optional"]] },
+  { op: "expand", args: [["sizes", (v) => ["2", ...v.shape].join(", "), "list"]] },
+  { op: "slice", args: [["dim", "-1"], ["start", "", "optional"], ["stop", "", "optional"], ["step", "2"]] },
+  { op: "narrow", args: [["dim", "0"], ["start", "0"], ["length", "1"]] },
+  { op: "select", args: [["dim", "0"], ["index", "0"]] },
+  { op: "diagonal", args: [["offset", "0"], ["dim1", "0"], ["dim2", "1"]] },
+  { op: "unfold", args: [["dimension", "-1"], ["size", "2"], ["step", "1"]] },
+  { op: "view", args: [["shape", "-1", "list"]] },
 ];
+
+// ---- the widget's words --------------------------------------------------------------------------
+// By the language of the page it is drawn on (./i18n.js): the same keys in both, functions with the
+// same arguments (tests/js/i18n.test.mjs). `errors` holds the messages of view_math.js (MESSAGES)
+// and the widget's own: an error is said again from its key and args (messageIn). Numbers come in
+// as numbers (formatted here with fmtInt) or as formatted strings (tuples, indices, expressions).
+
+const plural = (n, word) => `${fmtInt(n)} ${word}${n === 1 ? "" : "s"}`;
+
+export const WORDS = {
+  en: {
+    shape: "shape", stride: "stride", offset: "offset", contiguous: "contiguous", overlap: "overlap",
+    dtype: "dtype",
+    shapeTip: "size of each dim", strideTip: "storage steps per dim",
+    offsetTip: "storage position of the first element",
+    contiguousTip: "row-major with no gaps (is_contiguous)",
+    overlapTip: "two elements read the same storage cell", dtypeTip: "element type",
+    yes: "yes", no: "no", notChecked: "not checked",
+    undoTip: "take back the last operation", resetTip: "back to the tensor as given",
+    opTitles: {
+      t: "swap the two dims of a 2-D view",
+      transpose: "swap two dims",
+      permute: "reorder all dims",
+      unsqueeze: "insert a dim of size 1",
+      squeeze: "drop dims of size 1 (all, or the one given)",
+      expand: "stretch size-1 dims with stride 0",
+      slice: "x[:, start:stop:step] on one dim",
+      narrow: "length elements from start along dim",
+      select: "one index along dim, dropping the dim",
+      diagonal: "the diagonal of two dims",
+      unfold: "sliding windows along a dim",
+      view: "a new shape over the same storage, when strides allow",
+    },
+    argLabel: (op, name) => `${op} ${name}`,
+    cell: "cell",
+    keys: "Keyboard: Tab to a drawing, then the arrow keys (Home, End) move between its cells.",
+    hint: "Point at an element to see where it lives in storage, or at a storage cell to see who reads it.",
+    logical0d: "logical view: a 0-dim tensor (one element)",
+    logical: (shape, n) => `logical view ${shape}: ${plural(n, "element")}`,
+    storageAll: (size) => `storage: ${plural(size, "cell")}`,
+    storageNone: (size) => `storage: ${fmtInt(size)} cells, none read, none shown`,
+    storageSpan: (start, last, size) =>
+      `storage: cells ${fmtInt(start)} to ${fmtInt(last)} of ${fmtInt(size)} shown (the span this view reads)`,
+    storageRead: (cells, read) => `${cells}, ${fmtInt(read)} read by this view`,
+    greyNotRead: " (grey cells are not read)",
+    elementName: (index, pos) => `element [${index}], storage ${pos}`,
+    storageName: (pos, count) => `storage ${pos}, ${count === 0 ? "not read" : `read by ${count} element${count === 1 ? "" : "s"}`}`,
+    reads: (at, pos) => `${at} reads storage[${pos}]`,
+    formulaLabel: "  offset + Σ index·stride:  ",
+    value: (text) => `  value ${text}`,
+    notRead: (pos) => `storage[${pos}] is not read by this view`,
+    readBy: (pos, count, shown) => `storage[${pos}] is read by ${plural(count, "element")}: ${shown}`,
+    announce: (expr, shape, stride, offset) => `${expr}: shape ${shape}, stride ${stride}, offset ${offset}`,
+    tooBig: ", too big to draw",
+    broken: (message) => `could not draw this view: ${message}`,
+    errors: { ...MESSAGES.en, argNotInt: (name, text) => `${name} must be an int, not '${text}'` },
+  },
+  zh: {
+    shape: "形状", stride: "步幅", offset: "偏移", contiguous: "连续", overlap: "重叠",
+    dtype: "dtype",
+    shapeTip: "每个维度的大小", strideTip: "每个维度前进一步时在存储中跨过的元素数",
+    offsetTip: "第一个元素在存储中的位置",
+    contiguousTip: "按行优先顺序存放，中间没有空隙（is_contiguous）",
+    overlapTip: "有两个元素读取同一个存储单元", dtypeTip: "元素类型",
+    yes: "是", no: "否", notChecked: "未检查",
+    undoTip: "撤销上一步操作", resetTip: "回到最初给定的张量",
+    opTitles: {
+      t: "交换二维视图的两个维度",
+      transpose: "交换两个维度",
+      permute: "重新排列所有维度",
+      unsqueeze: "插入一个大小为 1 的维度",
+      squeeze: "去掉大小为 1 的维度（全部去掉，或只去掉给定的那个）",
+      expand: "以步幅 0 拉伸大小为 1 的维度",
+      slice: "在一个维度上做 x[:, start:stop:step]",
+      narrow: "沿 dim 从 start 起取 length 个元素",
+      select: "沿 dim 取一个索引，并去掉这个维度",
+      diagonal: "两个维度的对角线",
+      unfold: "沿一个维度取滑动窗口",
+      view: "在同一块存储上换一个新形状（步幅允许时）",
+    },
+    argLabel: (op, name) => `${op} 的参数 ${name}`,
+    cell: "单元",
+    keys: "键盘：用 Tab 移到一幅图上，再用方向键（以及 Home、End）在它的单元之间移动。",
+    hint: "指向一个元素，查看它位于存储中的哪个位置；指向一个存储单元，查看哪些元素读取它。",
+    logical0d: "逻辑视图：一个 0 维张量（只有一个元素）",
+    logical: (shape, n) => `逻辑视图 ${shape}：${fmtInt(n)} 个元素`,
+    storageAll: (size) => `存储：${fmtInt(size)} 个单元`,
+    storageNone: (size) => `存储：共 ${fmtInt(size)} 个单元，都没有被读取，因此不显示`,
+    storageSpan: (start, last, size) =>
+      `存储：共 ${fmtInt(size)} 个单元，显示位置 ${fmtInt(start)} 到 ${fmtInt(last)}（这个视图读取的范围）`,
+    storageRead: (cells, read) => `${cells}，其中 ${fmtInt(read)} 个被这个视图读取`,
+    greyNotRead: "（灰色单元未被读取）",
+    elementName: (index, pos) => `元素 [${index}]，存储位置 ${pos}`,
+    storageName: (pos, count) => `存储位置 ${pos}，${count === 0 ? "未被读取" : `被 ${count} 个元素读取`}`,
+    reads: (at, pos) => `${at} 读取存储位置 ${pos}`,
+    formulaLabel: "  偏移 + Σ 索引·步幅：  ",
+    value: (text) => `  值 ${text}`,
+    notRead: (pos) => `存储位置 ${pos} 未被这个视图读取`,
+    readBy: (pos, count, shown) => `存储位置 ${pos} 被 ${fmtInt(count)} 个元素读取：${shown}`,
+    announce: (expr, shape, stride, offset) => `${expr}：形状 ${shape}，步幅 ${stride}，偏移 ${offset}`,
+    tooBig: "，太大，无法绘制",
+    broken: (message) => `无法绘制这个视图：${message}`,
+    errors: { ...MESSAGES.zh, argNotInt: (name, text) => `${name} 必须是整数，而不是 '${text}'` },
+  },
+};
+
+/** What ends a sentence before the next one, in the live region (not a word: kept out of WORDS). */
+const FULL_STOP = { en: ". ", zh: "。" };
 
 function parseInt1(text, name, optional) {
   const s = text.trim();
   if (s === "" && optional) return null;
-  if (!/^[-+]?\d+$/.test(s)) throw new Error(`${name} must be an int, not '${s}'`);
+  if (!/^[-+]?\d+$/.test(s)) {
+    const err = new Error(WORDS.en.errors.argNotInt(name, s));
+    err.key = "argNotInt";
+    err.args = [name, s];
+    throw err;
+  }
   return Number(s);
 }
 
@@ -518,21 +638,24 @@ function chip(key, cls, title) {
 }
 
 function render({ model, el }) {
+  const lang = pageLanguage(el);
+  const words = WORDS[lang];
+  const say = (err) => messageIn(err, words.errors);
   const root = h("div", { class: "tl-se" });
   el.replaceChildren(root);
 
   // Header: the expression and the facts about the current view.
   const expr = h("code", { class: "tl-expr" });
   const facts = h("div", { class: "tl-facts" });
-  const [shapeChip, shapeEl] = chip("shape", "tl-shape", "size of each dim");
-  const [strideChip, strideEl] = chip("stride", "tl-stride", "storage steps per dim");
-  const [offsetChip, offsetEl] = chip("offset", "tl-offset", "storage position of the first element");
-  const [contChip, contEl] = chip("contiguous", "tl-contiguous", "row-major with no gaps (is_contiguous)");
-  const [overChip, overEl] = chip("overlap", "tl-overlap", "two elements read the same storage cell");
-  const [dtypeChip, dtypeEl] = chip("dtype", "tl-dtype", "element type");
+  const [shapeChip, shapeEl] = chip(words.shape, "tl-shape", words.shapeTip);
+  const [strideChip, strideEl] = chip(words.stride, "tl-stride", words.strideTip);
+  const [offsetChip, offsetEl] = chip(words.offset, "tl-offset", words.offsetTip);
+  const [contChip, contEl] = chip(words.contiguous, "tl-contiguous", words.contiguousTip);
+  const [overChip, overEl] = chip(words.overlap, "tl-overlap", words.overlapTip);
+  const [dtypeChip, dtypeEl] = chip(words.dtype, "tl-dtype", words.dtypeTip);
   facts.append(shapeChip, strideChip, offsetChip, contChip, overChip, dtypeChip);
-  const undoBtn = h("button", { type: "button", class: "tl-action", "data-op": "undo", text: "undo", title: "take back the last operation" });
-  const resetBtn = h("button", { type: "button", class: "tl-action", "data-op": "reset", text: "reset", title: "back to the tensor as given" });
+  const undoBtn = h("button", { type: "button", class: "tl-action", "data-op": "undo", text: "undo", title: words.undoTip });
+  const resetBtn = h("button", { type: "button", class: "tl-action", "data-op": "reset", text: "reset", title: words.resetTip });
   const actions = h("span", { class: "tl-actions" }, undoBtn, resetBtn);
   root.append(h("div", { class: "tl-head" }, h("div", { class: "tl-title" }, expr, actions), facts));
 
@@ -540,7 +663,7 @@ function render({ model, el }) {
   const controls = h("div", { class: "tl-controls" });
   const inputsOf = new Map();
   for (const spec of OPS) {
-    const group = h("span", { class: "tl-op", "data-op-group": spec.op, title: spec.title });
+    const group = h("span", { class: "tl-op", "data-op-group": spec.op, title: words.opTitles[spec.op] });
     const label = spec.op === "slice" ? "slice" : spec.op === "t" ? ".t()" : `.${spec.op}`;
     const button = h("button", {
       type: "button", class: `tl-op-btn${spec.args.length ? "" : " tl-op-bare"}`, "data-op": spec.op, text: label,
@@ -553,7 +676,7 @@ function render({ model, el }) {
       else if (i > 0) group.append(h("span", { class: "tl-punct", text: spec.op === "slice" ? ":" : ", " }));
       const input = h("input", {
         type: "text", class: `tl-arg${kind === "list" ? " tl-arg-list" : ""}`,
-        "data-arg": name, "aria-label": `${spec.op} ${name}`, placeholder: kind === "optional" ? "·" : name,
+        "data-arg": name, "aria-label": words.argLabel(spec.op, name), placeholder: kind === "optional" ? "·" : name,
         spellcheck: "false", autocomplete: "off",
       });
       input.value = typeof dflt === "function" ? "" : dflt;
@@ -586,7 +709,7 @@ function render({ model, el }) {
     const base = h("canvas", { class: `${cls} tl-canvas`, role: "img" });
     const over = h("canvas", { class: "tl-overlay" });
     const cursor = h("div", {
-      class: "tl-cursor", tabindex: "0", role: "img", "aria-roledescription": "cell", "data-kind": kind,
+      class: "tl-cursor", tabindex: "0", role: "img", "aria-roledescription": words.cell, "data-kind": kind,
     });
     const wrap = h("div", { class: "tl-layer" }, base, over, cursor);
     return { base, over, cursor, wrap, kind, at: 0 };
@@ -597,10 +720,7 @@ function render({ model, el }) {
   const storageTitle = h("div", { class: "tl-section" });
   const logicalBox = h("div", { class: "tl-box tl-box-logical" }, logical.wrap);
   const storageBox = h("div", { class: "tl-box tl-box-storage" }, storage.wrap);
-  const keys = h("div", {
-    class: "tl-keys",
-    text: "Keyboard: Tab to a drawing, then the arrow keys (Home, End) move between its cells.",
-  });
+  const keys = h("div", { class: "tl-keys", text: words.keys });
   const stage = h("div", { class: "tl-stage" }, logicalTitle, logicalBox, storageTitle, storageBox, keys);
   root.append(stage);
 
@@ -609,7 +729,7 @@ function render({ model, el }) {
   let ops = [];
   let cur = null;
   let drawn = null; // {v, indices, counts, lg, sg, theme, textOfPos} of the last draw, for pointing
-  const hint = "Point at an element to see where it lives in storage, or at a storage cell to see who reads it.";
+  const hint = words.hint;
 
   function readBase() {
     base = makeView(model.get("shape"), model.get("stride"), model.get("offset"), model.get("storage_size"));
@@ -641,7 +761,7 @@ function render({ model, el }) {
       update();
       announce();
     } catch (err) {
-      showError(`${spec.op}: ${err.message}`);
+      showError(`${spec.op}: ${say(err)}`);
       save(errorBox.textContent);
     }
   }
@@ -649,8 +769,8 @@ function render({ model, el }) {
   /** Say the current expression and its shape, stride and offset in the live region. */
   function announce() {
     if (!cur) return;
-    live.textContent = `${expr.textContent}: shape ${pyTuple(cur.shape)}, stride ${pyTuple(cur.stride)}, ` +
-      `offset ${cur.offset}` + (root.dataset.capped === "true" ? ", too big to draw" : "");
+    live.textContent = words.announce(expr.textContent, pyTuple(cur.shape), pyTuple(cur.stride), cur.offset) +
+      (root.dataset.capped === "true" ? words.tooBig : "");
   }
 
   /** A button that disables itself would drop the keyboard's focus: hand it to the first op. */
@@ -694,7 +814,7 @@ function render({ model, el }) {
       readBase();
     } catch (err) {
       base = cur = null;
-      showError(err.message);
+      showError(say(err));
       clearStage();
       return;
     }
@@ -706,7 +826,7 @@ function render({ model, el }) {
       // Ops recorded elsewhere that no longer apply: keep the base, say why.
       ops = [];
       cur = base;
-      showError(err.message);
+      showError(say(err));
     }
     update();
   }
@@ -727,7 +847,7 @@ function render({ model, el }) {
     strideEl.textContent = pyTuple(v.stride);
     offsetEl.textContent = String(v.offset);
     const contiguous = isContiguous(v);
-    contEl.textContent = contiguous ? "yes" : "no";
+    contEl.textContent = contiguous ? words.yes : words.no;
     contEl.dataset.value = String(contiguous);
     const dtype = model.get("dtype");
     dtypeChip.hidden = !dtype;
@@ -745,11 +865,11 @@ function render({ model, el }) {
         }
       });
     }
-    const why = capNotice(v, cap);
+    const why = capNotice(v, cap, words.errors);
     if (why) {
       // Too big to draw at interactive speed: say so, and keep the controls usable.
       const quick = overlapFastPath(v);
-      overEl.textContent = quick === null ? "not checked" : quick ? "yes" : "no";
+      overEl.textContent = quick === null ? words.notChecked : quick ? words.yes : words.no;
       overEl.dataset.value = quick === null ? "unknown" : String(quick);
       notice.textContent = why;
       notice.hidden = false;
@@ -768,7 +888,7 @@ function render({ model, el }) {
       // Never a broken widget: whatever went wrong is said in it.
       drawn = null;
       stage.hidden = true;
-      showError(`could not draw this view: ${err.message}`);
+      showError(words.broken(say(err)));
     }
   }
 
@@ -785,7 +905,7 @@ function render({ model, el }) {
     const W = stop - start;
     const unread = rgbaWord(theme.unread);
     const { cellWords, elementWords, overlap, read } = colourCells(indices, counts, start, theme, unread);
-    overEl.textContent = overlap ? "yes" : "no";
+    overEl.textContent = overlap ? words.yes : words.no;
     overEl.dataset.value = String(overlap);
     const n = indices.length;
     const values = model.get("storage");
@@ -807,16 +927,13 @@ function render({ model, el }) {
       const { ctx } = sizeCanvas(layer.over, g);
       ctx.clearRect(0, 0, g.width, g.height);
     }
-    logicalTitle.textContent =
-      v.shape.length === 0 ? "logical view: a 0-dim tensor (one element)"
-        : `logical view ${pyTuple(v.shape)}: ${fmtInt(n)} element${n === 1 ? "" : "s"}`;
+    logicalTitle.textContent = v.shape.length === 0 ? words.logical0d : words.logical(pyTuple(v.shape), n);
     const cells = W === S
-      ? `storage: ${fmtInt(S)} cell${S === 1 ? "" : "s"}`
+      ? words.storageAll(S)
       : W === 0
-        ? `storage: ${fmtInt(S)} cells, none read, none shown`
-        : `storage: cells ${fmtInt(start)} to ${fmtInt(stop - 1)} of ${fmtInt(S)} shown (the span this view reads)`;
-    storageTitle.textContent =
-      `${cells}, ${fmtInt(read)} read by this view` + (W > read ? " (grey cells are not read)" : "");
+        ? words.storageNone(S)
+        : words.storageSpan(start, stop - 1, S);
+    storageTitle.textContent = words.storageRead(cells, read) + (W > read ? words.greyNotRead : "");
     storageTitle.dataset.start = String(start);
     storageTitle.dataset.stop = String(stop);
     logical.base.setAttribute("aria-label", logicalTitle.textContent);
@@ -836,11 +953,9 @@ function render({ model, el }) {
     const d = drawn;
     if (layer.kind === "logical") {
       const index = unravel(d.v.shape, k);
-      return `element [${index.join(", ")}], storage ${d.indices[k]}`;
+      return words.elementName(index.join(", "), d.indices[k]);
     }
-    const count = d.counts[k];
-    const readers = count === 0 ? "not read" : `read by ${count} element${count === 1 ? "" : "s"}`;
-    return `storage ${d.start + k}, ${readers}`;
+    return words.storageName(d.start + k, d.counts[k]);
   }
 
   /** Put the layer's focusable cell over its cell k (hidden when there is no cell). */
@@ -863,7 +978,7 @@ function render({ model, el }) {
     placeCursor(layer, k);
     if (layer.kind === "logical") pointLogical(layer.at);
     else pointStorage(layer.at);
-    live.textContent = `${layer.cursor.getAttribute("aria-label")}. ${readout.textContent}`;
+    live.textContent = `${layer.cursor.getAttribute("aria-label")}${FULL_STOP[lang]}${readout.textContent}`;
     layer.cursor.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
 
@@ -934,12 +1049,12 @@ function render({ model, el }) {
     const formula = `${[String(v.offset), ...terms].join(" + ")} = ${pos}`;
     const at = `${pythonExpression(model.get("label"), ops)}[${index.join(", ")}]`;
     readout.replaceChildren(
-      h("span", { class: "tl-where", text: `${at} reads storage[${pos}]` }),
-      h("span", { class: "tl-sep", text: "  offset + Σ index·stride:  " }),
+      h("span", { class: "tl-where", text: words.reads(at, pos) }),
+      h("span", { class: "tl-sep", text: words.formulaLabel }),
       h("code", { class: "tl-formula", "data-position": String(pos), text: formula }),
     );
     const value = model.get("storage");
-    if (value) readout.append(h("span", { class: "tl-value", text: `  value ${d.textOfPos(pos)}` }));
+    if (value) readout.append(h("span", { class: "tl-value", text: words.value(d.textOfPos(pos)) }));
   }
 
   /** Point at the i-th drawn storage cell, storage position start + i. */
@@ -952,9 +1067,7 @@ function render({ model, el }) {
     highlight(readers, [i]);
     const count = readers.length;
     const shown = readers.slice(0, 6).map((k) => `[${unravel(d.v.shape, k).join(", ")}]`).join(" ");
-    const text = count === 0
-      ? `storage[${pos}] is not read by this view`
-      : `storage[${pos}] is read by ${count === 1 ? "1 element" : `${fmtInt(count)} elements`}: ${shown}${count > 6 ? " …" : ""}`;
+    const text = count === 0 ? words.notRead(pos) : words.readBy(pos, count, `${shown}${count > 6 ? " …" : ""}`);
     readout.replaceChildren(h("span", { class: "tl-readers", "data-count": String(count), "data-position": String(pos), text }));
   }
 

@@ -2,7 +2,10 @@
 //
 // Pure functions that mirror tensorlens/layout.py (the Python model, itself checked against
 // torch): a view is a plain object {shape, stride, offset, storageSize} over a 1-D storage, and
-// every operation returns a new one. Errors are thrown as Error with the model's plain message.
+// every operation returns a new one. Errors are thrown as Error with the model's plain message
+// (English, as the model words it), and carry `key` and `args` so that a widget can say the same
+// in the page's language: messageIn(err, MESSAGES.zh). The Chinese messages keep what torch itself
+// prints, as torch prints it ("view size is not compatible with input tensor's size and stride").
 // Loaded by stride_explorer.js (inlined into the widget's ES module by tensorlens/widgets/_esm.py) and
 // tested against torch-generated fixtures by tests/js/view_math.test.mjs.
 
@@ -10,6 +13,149 @@
 
 /** A list as Python prints a tuple, so messages read exactly like the model's. */
 export const pyTuple = (xs) => (xs.length === 1 ? `(${xs[0]},)` : `(${xs.join(", ")})`);
+
+/** 65536 -> "65,536", as Python's f"{n:,}" (toLocaleString is slow the first time). */
+export const fmtInt = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+
+/**
+ * The messages of the errors thrown here, and of the explorer's cap notice, by language. Every
+ * argument is already a number or a formatted string (pyTuple, fmtInt). The English ones are the
+ * model's words (tests/js/view_math.test.mjs compares them with the Python model's); the Chinese
+ * ones say the same with the book's terms and keep the parts that are torch's own text.
+ */
+export const MESSAGES = {
+  en: {
+    notInt: (name, value) => `${name} must be an int, not ${value}`,
+    negativeSize: (d, size) => `shape[${d}] is ${size}: sizes must be non-negative`,
+    strideCount: (strides, dims) => `stride has ${strides} entries but shape has ${dims} dims: give one stride per dim`,
+    negativeStride: (d, stride) =>
+      `stride[${d}] is ${stride}: strides must be non-negative (torch has no negative strides)`,
+    negativeOffset: (offset) => `offset is ${offset}: the storage offset must be non-negative`,
+    negativeStorage: (size) => `storage_size is ${size}: it must be non-negative`,
+    outsideStorage: (shape, stride, offset, last, size) =>
+      `a stride pointing outside storage: shape ${shape}, stride ${stride} and ` +
+      `offset ${offset} reach storage position ${last}, outside a storage of ` +
+      `${size} elements (positions 0 to ${size - 1})`,
+    dimRange: (name, dim, ndim, lo, hi) =>
+      `${name} ${dim} is out of range for a view with ${ndim} dims (expected a dim in [${lo}, ${hi}])`,
+    tDims: (ndim) => `t() expects a view with <= 2 dims, but this one has ${ndim}`,
+    permuteCount: (given, ndim) =>
+      `permute got ${given} dims for a view with ${ndim} dims: name every dim exactly once`,
+    permuteRepeat: (dims) => `permute dims ${dims} repeat a dim: duplicate dims are not allowed`,
+    expandCount: (given, ndim) =>
+      `expand got ${given} sizes for a view with ${ndim} dims: the number of sizes must be at least the number of dims`,
+    expandNegative: (size, d) => `expand size ${size} at dim ${d}: sizes must be non-negative`,
+    expandNewKeep: (d) => `expand size -1 at dim ${d}: -1 (keep the size) is not allowed in a new leading dim`,
+    expandMismatch: (target, d, size, sizes, shape) =>
+      `expand size ${target} at dim ${d} must match the existing size ${size} (only dims of ` +
+      `size 1 can grow); sizes ${sizes}, view shape ${shape}`,
+    zeroDim: (op) => `${op}() cannot be applied to a 0-dim view`,
+    narrowLength: (length) => `narrow length is ${length}: it must be non-negative`,
+    narrowStart: (start, d, size) =>
+      `narrow start ${start} is out of range for dim ${d} of size ${size} (expected a start in [${-size}, ${size}])`,
+    narrowEnd: (start, length, d, size) =>
+      `narrow start (${start}) + length (${length}) exceeds the size of dim ${d} (${size})`,
+    selectIndex: (index, d, size) => `select index ${index} is out of range for dim ${d} of size ${size}`,
+    tooManyIndices: (ndim, indexed) => `too many indices for a view with ${ndim} dims: ${indexed} dims indexed`,
+    sliceStep: (step) => `slice step is ${step}: steps must be greater than zero`,
+    diagonalSame: (dim1, dim2) => `diagonal dims cannot be identical: dim1=${dim1}, dim2=${dim2}`,
+    unfoldSize: (size, d, dimSize) => `unfold size ${size} is larger than dim ${d}, which has size ${dimSize}`,
+    unfoldNegative: (size) => `unfold size is ${size}: it must be non-negative`,
+    unfoldStep: (step) => `unfold step is ${step}: it must be greater than zero`,
+    inferTwice: (shape) => `view shape ${shape}: only one dimension can be inferred (-1)`,
+    inferNegative: (shape, size, i) => `view shape ${shape}: invalid size ${size} at index ${i}`,
+    inferAmbiguous: (total, shape) =>
+      `cannot view ${total} elements as shape ${shape}: with a 0 size in the shape ` +
+      "the -1 could be any value and is ambiguous",
+    inferInvalid: (shape, total) => `shape ${shape} is invalid for a view of ${total} elements`,
+    viewStride: (shape, stride, target) =>
+      `view size is not compatible with input tensor's size and stride: shape ${shape} ` +
+      `with stride ${stride} cannot be viewed as ${target} because at least ` +
+      "one new dim spans two separately laid out blocks; use reshape (which copies) instead",
+    indexCount: (given, ndim) => `idx has ${given} indices but the view has ${ndim} dims: give one per dim`,
+    indexBounds: (i, d, size) => `index ${i} is out of bounds for dim ${d} with size ${size}`,
+    unknownOp: (op) => `unknown view operation '${op}'`,
+    capElements: (n, cap) =>
+      `This view has ${fmtInt(n)} elements, more than this explorer draws (max_elements=${fmtInt(cap)}). ` +
+      "Narrow, select or slice it to see it drawn.",
+    capSpan: (start, last, size, cap) =>
+      `This view reads storage cells ${fmtInt(start)} to ${fmtInt(last)} of ${fmtInt(size)}, ` +
+      `a span of ${fmtInt(last - start + 1)} cells, more than this explorer draws ` +
+      `(max_elements=${fmtInt(cap)}). Narrow, select or slice it to see it drawn.`,
+  },
+  zh: {
+    notInt: (name, value) => `${name} 必须是整数，而不是 ${value}`,
+    negativeSize: (d, size) => `shape[${d}] 为 ${size}：大小必须是非负数`,
+    strideCount: (strides, dims) => `stride 有 ${strides} 项，而 shape 有 ${dims} 个维度：每个维度给一个步幅`,
+    negativeStride: (d, stride) => `stride[${d}] 为 ${stride}：步幅必须是非负数（torch 没有负步幅）`,
+    negativeOffset: (offset) => `offset 为 ${offset}：存储偏移必须是非负数`,
+    negativeStorage: (size) => `storage_size 为 ${size}：它必须是非负数`,
+    outsideStorage: (shape, stride, offset, last, size) =>
+      `步幅指向了存储之外：形状 ${shape}、步幅 ${stride} 和偏移 ${offset} 会读到存储位置 ${last}，` +
+      `超出了 ${size} 个元素的存储（位置 0 到 ${size - 1}）`,
+    dimRange: (name, dim, ndim, lo, hi) =>
+      `${name} ${dim} 超出了 ${ndim} 维视图的维度范围（维度应在 [${lo}, ${hi}] 内）`,
+    tDims: (ndim) => `t() 要求视图最多有 2 个维度，但这个视图有 ${ndim} 个`,
+    permuteCount: (given, ndim) => `permute 给了 ${given} 个维度，而视图有 ${ndim} 个维度：每个维度必须恰好列出一次`,
+    permuteRepeat: (dims) => `permute 的维度 ${dims} 重复了某个维度：duplicate dims are not allowed`,
+    expandCount: (given, ndim) => `expand 给了 ${given} 个大小，而视图有 ${ndim} 个维度：大小的个数不能少于维度数`,
+    expandNegative: (size, d) => `expand 在维度 ${d} 上的大小为 ${size}：大小必须是非负数`,
+    expandNewKeep: (d) => `expand 在维度 ${d} 上的大小为 -1：新增的前导维度不能用 -1（保持原大小）`,
+    expandMismatch: (target, d, size, sizes, shape) =>
+      `expand 在维度 ${d} 上的大小 ${target} 必须与现有大小 ${size} 一致（只有大小为 1 的维度可以扩展）；` +
+      `sizes 为 ${sizes}，视图的形状为 ${shape}`,
+    zeroDim: (op) => `${op}() 不能用于 0 维视图`,
+    narrowLength: (length) => `narrow 的 length 为 ${length}：它必须是非负数`,
+    narrowStart: (start, d, size) =>
+      `narrow 的 start ${start} 超出了维度 ${d}（大小为 ${size}）的范围（start 应在 [${-size}, ${size}] 内）`,
+    narrowEnd: (start, length, d, size) =>
+      `narrow 的 start (${start}) + length (${length}) 超过了维度 ${d} 的大小 (${size})`,
+    selectIndex: (index, d, size) => `select 的索引 ${index} 超出了维度 ${d}（大小为 ${size}）的范围`,
+    tooManyIndices: (ndim, indexed) => `索引过多：视图只有 ${ndim} 个维度，却索引了 ${indexed} 个维度`,
+    sliceStep: (step) => `切片的步进为 ${step}：步进必须大于零`,
+    diagonalSame: (dim1, dim2) => `diagonal 的两个维度不能相同：dim1=${dim1}，dim2=${dim2}`,
+    unfoldSize: (size, d, dimSize) => `unfold 的 size ${size} 大于维度 ${d} 的大小 ${dimSize}`,
+    unfoldNegative: (size) => `unfold 的 size 为 ${size}：它必须是非负数`,
+    unfoldStep: (step) => `unfold 的 step 为 ${step}：它必须大于零`,
+    inferTwice: (shape) => `view 的形状 ${shape}：only one dimension can be inferred（只能有一个 -1）`,
+    inferNegative: (shape, size, i) => `view 的形状 ${shape}：索引 ${i} 处的大小 ${size} 无效`,
+    inferAmbiguous: (total, shape) =>
+      `无法把 ${total} 个元素视为形状 ${shape}：形状中有大小为 0 的维度时，-1 可以是任何值，因而有歧义`,
+    inferInvalid: (shape, total) => `形状 ${shape} 对有 ${total} 个元素的视图无效`,
+    viewStride: (shape, stride, target) =>
+      `view size is not compatible with input tensor's size and stride：形状 ${shape}、步幅 ${stride} ` +
+      `无法以视图变为 ${target}，因为至少有一个新维度跨越了两块分开存放的区域；请改用 reshape（它会复制）`,
+    indexCount: (given, ndim) => `idx 有 ${given} 个索引，而视图有 ${ndim} 个维度：每个维度给一个索引`,
+    indexBounds: (i, d, size) => `索引 ${i} 超出了维度 ${d}（大小为 ${size}）的范围`,
+    unknownOp: (op) => `未知的视图操作 '${op}'`,
+    capElements: (n, cap) =>
+      `这个视图有 ${fmtInt(n)} 个元素，超过了这个探索器能绘制的数量（max_elements=${fmtInt(cap)}）。` +
+      "用 narrow、select 或切片把它缩小，就能看到它的图。",
+    capSpan: (start, last, size, cap) =>
+      `这个视图读取的存储单元从位置 ${fmtInt(start)} 到 ${fmtInt(last)}（存储共 ${fmtInt(size)} 个单元），` +
+      `跨度为 ${fmtInt(last - start + 1)} 个单元，超过了这个探索器能绘制的数量（max_elements=${fmtInt(cap)}）。` +
+      "用 narrow、select 或切片把它缩小，就能看到它的图。",
+  },
+};
+
+/** An Error with the model's (English) message, and what messageIn needs to say it again. */
+function fail(key, ...args) {
+  const err = new Error(MESSAGES.en[key](...args));
+  err.key = key;
+  err.args = args;
+  return err;
+}
+
+/**
+ * The message of err in a language's table (MESSAGES.zh, or a widget's own extension of it):
+ * errors thrown here are worded again from their key and args; any other keeps its message.
+ */
+export function messageIn(err, messages) {
+  if (err && typeof err.key === "string" && messages && typeof messages[err.key] === "function") {
+    return messages[err.key](...err.args);
+  }
+  return err && err.message !== undefined ? err.message : String(err);
+}
 
 /** Number of logical elements of a shape (1 for rank 0). */
 export function numel(shape) {
@@ -30,7 +176,7 @@ export function contiguousStrides(shape) {
 }
 
 function checkInt(value, name) {
-  if (!Number.isInteger(value)) throw new Error(`${name} must be an int, not ${value}`);
+  if (!Number.isInteger(value)) throw fail("notInt", name, value);
 }
 
 /** Smallest storage size that holds every element the view reads. */
@@ -49,32 +195,24 @@ export function makeView(shape, stride = null, offset = 0, storageSize = null) {
   shape = Array.from(shape);
   shape.forEach((s, d) => {
     checkInt(s, `shape[${d}]`);
-    if (s < 0) throw new Error(`shape[${d}] is ${s}: sizes must be non-negative`);
+    if (s < 0) throw fail("negativeSize", d, s);
   });
   stride = stride == null ? contiguousStrides(shape) : Array.from(stride);
   if (stride.length !== shape.length) {
-    throw new Error(
-      `stride has ${stride.length} entries but shape has ${shape.length} dims: give one stride per dim`,
-    );
+    throw fail("strideCount", stride.length, shape.length);
   }
   stride.forEach((s, d) => {
     checkInt(s, `stride[${d}]`);
-    if (s < 0) {
-      throw new Error(`stride[${d}] is ${s}: strides must be non-negative (torch has no negative strides)`);
-    }
+    if (s < 0) throw fail("negativeStride", d, s);
   });
   checkInt(offset, "offset");
-  if (offset < 0) throw new Error(`offset is ${offset}: the storage offset must be non-negative`);
+  if (offset < 0) throw fail("negativeOffset", offset);
   const needed = requiredStorage(shape, stride, offset);
   if (storageSize == null) storageSize = needed;
   checkInt(storageSize, "storage_size");
-  if (storageSize < 0) throw new Error(`storage_size is ${storageSize}: it must be non-negative`);
+  if (storageSize < 0) throw fail("negativeStorage", storageSize);
   if (numel(shape) > 0 && needed > storageSize) {
-    throw new Error(
-      `a stride pointing outside storage: shape ${pyTuple(shape)}, stride ${pyTuple(stride)} and ` +
-        `offset ${offset} reach storage position ${needed - 1}, outside a storage of ` +
-        `${storageSize} elements (positions 0 to ${storageSize - 1})`,
-    );
+    throw fail("outsideStorage", pyTuple(shape), pyTuple(stride), offset, needed - 1, storageSize);
   }
   return { shape, stride, offset, storageSize };
 }
@@ -91,9 +229,7 @@ export function wrapDim(dim, ndim, name = "dim") {
   checkInt(dim, name);
   const n = Math.max(ndim, 1);
   if (dim < -n || dim >= n) {
-    throw new Error(
-      `${name} ${dim} is out of range for a view with ${ndim} dims (expected a dim in [${-n}, ${n - 1}])`,
-    );
+    throw fail("dimRange", name, dim, ndim, -n, n - 1);
   }
   return dim < 0 ? dim + n : dim;
 }
@@ -111,20 +247,18 @@ export function transpose(v, dim0, dim1) {
 
 export function t(v) {
   const n = v.shape.length;
-  if (n > 2) throw new Error(`t() expects a view with <= 2 dims, but this one has ${n}`);
+  if (n > 2) throw fail("tDims", n);
   return n < 2 ? v : transpose(v, 0, 1);
 }
 
 export function permute(v, dims) {
   const n = v.shape.length;
   if (dims.length !== n) {
-    throw new Error(
-      `permute got ${dims.length} dims for a view with ${n} dims: name every dim exactly once`,
-    );
+    throw fail("permuteCount", dims.length, n);
   }
   const wrapped = dims.map((d, i) => wrapDim(d, n, `dims[${i}]`));
   if (new Set(wrapped).size !== n) {
-    throw new Error(`permute dims ${pyTuple(dims)} repeat a dim: duplicate dims are not allowed`);
+    throw fail("permuteRepeat", pyTuple(dims));
   }
   return derive(v, wrapped.map((d) => v.shape[d]), wrapped.map((d) => v.stride[d]));
 }
@@ -160,11 +294,9 @@ export function expand(v, sizes) {
   const n = v.shape.length;
   const m = sizes.length;
   if (m < n) {
-    throw new Error(
-      `expand got ${m} sizes for a view with ${n} dims: the number of sizes must be at least the number of dims`,
-    );
+    throw fail("expandCount", m, n);
   }
-  const negative = (size, i) => new Error(`expand size ${size} at dim ${i}: sizes must be non-negative`);
+  const negative = (size, i) => fail("expandNegative", size, i);
   if (n === 0) {
     // Every dim of an expanded 0-dim tensor is new and gets stride 0, whatever its size.
     sizes.forEach((size, i) => {
@@ -182,19 +314,14 @@ export function expand(v, sizes) {
     let target = sizes[i];
     if (target === -1) {
       if (d < 0) {
-        throw new Error(
-          `expand size -1 at dim ${i}: -1 (keep the size) is not allowed in a new leading dim`,
-        );
+        throw fail("expandNewKeep", i);
       }
       target = size;
     }
     if (target < 0) throw negative(target, i);
     if (size !== target) {
       if (size !== 1) {
-        throw new Error(
-          `expand size ${target} at dim ${i} must match the existing size ${size} (only dims of ` +
-            `size 1 can grow); sizes ${pyTuple(sizes)}, view shape ${pyTuple(v.shape)}`,
-        );
+        throw fail("expandMismatch", target, i, size, pyTuple(sizes), pyTuple(v.shape));
       }
       size = target;
       st = 0;
@@ -206,22 +333,18 @@ export function expand(v, sizes) {
 }
 
 export function narrow(v, dim, start, length) {
-  if (v.shape.length === 0) throw new Error("narrow() cannot be applied to a 0-dim view");
+  if (v.shape.length === 0) throw fail("zeroDim", "narrow");
   const d = wrapDim(dim, v.shape.length);
   checkInt(start, "start");
   checkInt(length, "length");
   const size = v.shape[d];
-  if (length < 0) throw new Error(`narrow length is ${length}: it must be non-negative`);
+  if (length < 0) throw fail("narrowLength", length);
   if (start < -size || start > size) {
-    throw new Error(
-      `narrow start ${start} is out of range for dim ${d} of size ${size} (expected a start in [${-size}, ${size}])`,
-    );
+    throw fail("narrowStart", start, d, size);
   }
   if (start < 0) start += size;
   if (start + length > size) {
-    throw new Error(
-      `narrow start (${start}) + length (${length}) exceeds the size of dim ${d} (${size})`,
-    );
+    throw fail("narrowEnd", start, length, d, size);
   }
   const shape = v.shape.slice();
   shape[d] = length;
@@ -230,12 +353,12 @@ export function narrow(v, dim, start, length) {
 
 export function select(v, dim, index) {
   const n = v.shape.length;
-  if (n === 0) throw new Error("select() cannot be applied to a 0-dim view");
+  if (n === 0) throw fail("zeroDim", "select");
   const d = wrapDim(dim, n);
   checkInt(index, "index");
   const size = v.shape[d];
   if (index < -size || index >= size) {
-    throw new Error(`select index ${index} is out of range for dim ${d} of size ${size}`);
+    throw fail("selectIndex", index, d, size);
   }
   if (index < 0) index += size;
   const shape = v.shape.filter((_, i) => i !== d);
@@ -251,12 +374,12 @@ export function slice(v, dim, start = null, stop = null, step = 1) {
   const n = v.shape.length;
   checkInt(dim, "dim");
   if (dim >= n) {
-    throw new Error(`too many indices for a view with ${n} dims: ${dim + 1} dims indexed`);
+    throw fail("tooManyIndices", n, dim + 1);
   }
   const d = wrapDim(dim, n);
   if (step == null) step = 1;
   checkInt(step, "slice step");
-  if (step <= 0) throw new Error(`slice step is ${step}: steps must be greater than zero`);
+  if (step <= 0) throw fail("sliceStep", step);
   const size = v.shape[d];
   const clamp = (i, dflt) => {
     if (i == null) return dflt;
@@ -278,7 +401,7 @@ export function diagonal(v, offset = 0, dim1 = 0, dim2 = 1) {
   const n = v.shape.length;
   const a = wrapDim(dim1, n, "dim1");
   const b = wrapDim(dim2, n, "dim2");
-  if (a === b) throw new Error(`diagonal dims cannot be identical: dim1=${dim1}, dim2=${dim2}`);
+  if (a === b) throw fail("diagonalSame", dim1, dim2);
   const len =
     offset >= 0
       ? Math.max(Math.min(v.shape[a], v.shape[b] - offset), 0)
@@ -298,10 +421,10 @@ export function unfold(v, dim, size, step) {
   checkInt(step, "step");
   const dimSize = n === 0 ? 1 : v.shape[d];
   if (size > dimSize) {
-    throw new Error(`unfold size ${size} is larger than dim ${d}, which has size ${dimSize}`);
+    throw fail("unfoldSize", size, d, dimSize);
   }
-  if (size < 0) throw new Error(`unfold size is ${size}: it must be non-negative`);
-  if (step <= 0) throw new Error(`unfold step is ${step}: it must be greater than zero`);
+  if (size < 0) throw fail("unfoldNegative", size);
+  if (step <= 0) throw fail("unfoldStep", step);
   if (n === 0) return derive(v, [size], [1]);
   const shape = v.shape.slice();
   const stride = v.stride.slice();
@@ -320,11 +443,11 @@ export function inferSize(sizes, total) {
     checkInt(s, `sizes[${i}]`);
     if (s === -1) {
       if (inferred >= 0) {
-        throw new Error(`view shape ${pyTuple(sizes)}: only one dimension can be inferred (-1)`);
+        throw fail("inferTwice", pyTuple(sizes));
       }
       inferred = i;
     } else if (s < 0) {
-      throw new Error(`view shape ${pyTuple(sizes)}: invalid size ${s} at index ${i}`);
+      throw fail("inferNegative", pyTuple(sizes), s, i);
     } else {
       known *= s;
     }
@@ -332,10 +455,7 @@ export function inferSize(sizes, total) {
   const out = sizes.slice();
   if (inferred >= 0) {
     if (known === 0) {
-      throw new Error(
-        `cannot view ${total} elements as shape ${pyTuple(sizes)}: with a 0 size in the shape ` +
-          "the -1 could be any value and is ambiguous",
-      );
+      throw fail("inferAmbiguous", total, pyTuple(sizes));
     }
     if (total % known === 0) {
       out[inferred] = total / known;
@@ -344,7 +464,7 @@ export function inferSize(sizes, total) {
   } else if (known === total) {
     return out;
   }
-  throw new Error(`shape ${pyTuple(sizes)} is invalid for a view of ${total} elements`);
+  throw fail("inferInvalid", pyTuple(sizes), total);
 }
 
 /**
@@ -393,11 +513,7 @@ export function view(v, sizes) {
   const shape = inferSize(sizes, numel(v.shape));
   const stride = viewStrides(v.shape, v.stride, shape);
   if (stride === null) {
-    throw new Error(
-      `view size is not compatible with input tensor's size and stride: shape ${pyTuple(v.shape)} ` +
-        `with stride ${pyTuple(v.stride)} cannot be viewed as ${pyTuple(shape)} because at least ` +
-        "one new dim spans two separately laid out blocks; use reshape (which copies) instead",
-    );
+    throw fail("viewStride", pyTuple(v.shape), pyTuple(v.stride), pyTuple(shape));
   }
   return derive(v, shape, stride);
 }
@@ -405,15 +521,13 @@ export function view(v, sizes) {
 /** Storage position of one logical index: offset + sum(index[d] * stride[d]); -1 is the last. */
 export function storageIndex(v, index) {
   if (index.length !== v.shape.length) {
-    throw new Error(
-      `idx has ${index.length} indices but the view has ${v.shape.length} dims: give one per dim`,
-    );
+    throw fail("indexCount", index.length, v.shape.length);
   }
   let pos = v.offset;
   index.forEach((i, d) => {
     const n = v.shape[d];
     checkInt(i, `idx[${d}]`);
-    if (i < -n || i >= n) throw new Error(`index ${i} is out of bounds for dim ${d} with size ${n}`);
+    if (i < -n || i >= n) throw fail("indexBounds", i, d, n);
     pos += (i < 0 ? i + n : i) * v.stride[d];
   });
   return pos;
@@ -481,9 +595,6 @@ export function readersPerCell(v, indices = storageIndices(v), start = 0, stop =
   return counts;
 }
 
-/** 65536 -> "65,536", as Python's f"{n:,}" (toLocaleString is slow the first time). */
-export const fmtInt = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-
 /**
  * The storage cells the explorer draws, {start, stop}: the whole storage when it has at most
  * cap cells (so skipped cells are seen), else the span the view reads, first to last position.
@@ -498,16 +609,15 @@ export function storageWindow(v, cap) {
   return { start, stop: requiredStorage(v.shape, v.stride, v.offset) };
 }
 
-/** Why the explorer does not draw v ("" when it does); the text of StrideExplorer.notice. */
-export function capNotice(v, cap) {
+/**
+ * Why the explorer does not draw v ("" when it does): in English (the default) the text of
+ * StrideExplorer.notice; messages = MESSAGES.zh says it in Chinese.
+ */
+export function capNotice(v, cap, messages = MESSAGES.en) {
   const n = numel(v.shape);
-  const tail = `more than this explorer draws (max_elements=${fmtInt(cap)}). Narrow, select or slice it to see it drawn.`;
-  if (n > cap) return `This view has ${fmtInt(n)} elements, ${tail}`;
+  if (n > cap) return messages.capElements(n, cap);
   const { start, stop } = storageWindow(v, cap);
-  if (stop - start > cap) {
-    return `This view reads storage cells ${fmtInt(start)} to ${fmtInt(stop - 1)} of ` +
-      `${fmtInt(v.storageSize)}, a span of ${fmtInt(stop - start)} cells, ${tail}`;
-  }
+  if (stop - start > cap) return messages.capSpan(start, stop - 1, v.storageSize, cap);
   return "";
 }
 
@@ -547,7 +657,7 @@ export const VIEW_OPS = { transpose, t, permute, unsqueeze, squeeze, expand, nar
 
 /** Apply one recorded op, `[name, args]` as in the widgets' `ops` trait. */
 export function applyOp(v, op, args) {
-  if (!Object.hasOwn(VIEW_OPS, op)) throw new Error(`unknown view operation '${op}'`);
+  if (!Object.hasOwn(VIEW_OPS, op)) throw fail("unknownOp", op);
   return VIEW_OPS[op](v, ...args);
 }
 
