@@ -2,13 +2,11 @@
 ``.view`` as integers, for every format, at every boundary), the fixtures the JS is tested on,
 and the FloatBitsExplorer widget's Python side."""
 
-import base64
 import importlib.util
 import json
 import math
 import random
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ import torch
 from tensorlens.float_bits import FORMATS, QUIET_NAN, bit_string, decode, encode, explain, parse_number
 from tensorlens.widgets._esm import load_esm
 from tensorlens.widgets.float_bits_explorer import FloatBitsExplorer
+from widget_page import needs_chromium, widget_page
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "js" / "fixtures" / "float_bits.json"
@@ -199,9 +198,8 @@ def test_widget_payload_is_self_contained():
     assert ".tl-fb-bit" in w._css
 
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 #: the explorer with its imports inlined, as the widget loads it (a data: URL module can import nothing)
-EXPLORER_JS = load_esm("float_bits_explorer.js").encode()
+EXPLORER_JS = load_esm("float_bits_explorer.js")
 
 #: the explorer's own words, by the language of the page: the Chinese book declares lang="zh-CN"
 FB_WORDS = {
@@ -252,90 +250,70 @@ SAID = """root => [root.innerText, root.querySelector(".tl-fb-live").textContent
     ...[...root.querySelectorAll("[aria-label]")].map((e) => e.getAttribute("aria-label"))].join("\\n")"""
 
 
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed")
+@needs_chromium
 @pytest.mark.parametrize("lang", FB_WORDS)
 def test_float_bits_explorer_speaks_the_language_of_the_page(lang):
     words = FB_WORDS[lang]
-    playwright = pytest.importorskip("playwright.sync_api")
     state = {"dtype": "float16", "text": "-6.25", "bits": encode(-6.25, "float16")}
-    page_html = f"""<html lang="{lang}"><head><style>{FloatBitsExplorer()._css}</style></head>
-        <body><div id="el"></div><script type="module">
-        const m = await import("data:text/javascript;base64,{base64.b64encode(EXPLORER_JS).decode()}");
-        const state = {json.dumps(state)};
-        const handlers = {{}};
-        const model = {{
-          get: (k) => state[k], set(k, v) {{ state[k] = v; }},
-          save_changes() {{ for (const k of Object.keys(state)) (handlers["change:" + k] || []).forEach((f) => f()); }},
-          on(event, f) {{ (handlers[event] ||= []).push(f); }}, off() {{}},
-        }};
-        m.default.render({{model, el: document.getElementById("el")}});
-        window.rendered = true;
-    </script></body></html>"""
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page()
-            page.set_content(page_html)
-            page.wait_for_function("window.rendered")
-            root = page.locator(".tl-fb")
-            text = root.locator("input.tl-fb-input")
-            said = []      # everything the widget said, at every step
+    with widget_page(EXPLORER_JS, [state], lang, css=FloatBitsExplorer()._css) as (page, errors):
+        root = page.locator(".tl-fb")
+        text = root.locator("input.tl-fb-input")
+        said = []      # everything the widget said, at every step
 
-            def look():
-                said.append(root.evaluate(SAID))
+        def look():
+            said.append(root.evaluate(SAID))
 
-            assert root.locator(".tl-fb-title").inner_text() == words["title"]
-            assert root.locator(".tl-fb-controls label").all_inner_texts() == words["labels"]
-            assert root.locator(".tl-fb-readout dt").all_inner_texts() == words["rows"]
+        assert root.locator(".tl-fb-title").inner_text() == words["title"]
+        assert root.locator(".tl-fb-controls label").all_inner_texts() == words["labels"]
+        assert root.locator(".tl-fb-readout dt").all_inner_texts() == words["rows"]
+        assert root.locator(".tl-fb-group").all_inner_texts() == words["groups"]
+        assert root.locator(".tl-fb-value").inner_text() == "-6.25"
+        assert root.locator(".tl-fb-kind").inner_text() == words["kind"]
+        assert root.locator(".tl-fb-layout").inner_text() == words["layout"]
+        assert root.locator(".tl-fb-rounding").inner_text() == words["rounding"]
+        assert root.locator(".tl-fb-spacing").inner_text() == words["spacing"]
+        # the formula and the torch code are the same on both pages
+        assert root.locator(".tl-fb-formula").inner_text() == "(-1)**1 × 2**(17 - 15) × (1 + 576/1024)"
+        assert root.locator(".tl-fb-code").inner_text() == "torch.tensor(-6.25).to(torch.float16)"
+        assert root.locator(".tl-fb-bits").get_attribute("aria-label") == words["toolbar"]
+        assert root.locator("button.tl-fb-bit[data-index='0']").get_attribute("aria-label") == words["sign"]
+        assert root.locator("button.tl-fb-bit[data-index='1']").get_attribute("aria-label") == words["exponent"]
+        assert root.locator(".tl-fb-live").text_content() == words["live"]
+        look()
+        text.fill("65520")
+        assert root.get_attribute("data-kind") == "inf"
+        assert root.locator(".tl-fb-note").inner_text() == words["overflow"]
+        look()
+        text.fill("2**-24")
+        assert root.locator(".tl-fb-kind").inner_text() == words["subnormal"]
+        look()
+        text.fill("nan")
+        look()
+        text.fill("-0")
+        look()
+        root.locator("select.tl-fb-format").select_option("float8_e4m3fn")
+        text.fill("1000")
+        assert root.locator(".tl-fb-value").inner_text() == "448"
+        assert root.locator(".tl-fb-note").inner_text() == words["saturates"]
+        look()
+        root.locator("button.tl-fb-bit[data-index='7']").click()     # the pattern above 448: NaN
+        assert root.get_attribute("data-kind") == "nan"
+        look()
+        root.locator("select.tl-fb-format").select_option("float8_e5m2")
+        look()
+        text.fill("abc")
+        assert root.get_attribute("data-state") == "invalid"
+        assert root.locator(".tl-fb-error").inner_text() == words["error"]
+        assert root.locator(".tl-fb-live").text_content() == words["error"]
+        look()
+        if lang == "en":
+            assert root.locator(".tl-fb-group").all_inner_texts() == ["s", "exponent", "man"]  # 2 bits: short
+        else:
             assert root.locator(".tl-fb-group").all_inner_texts() == words["groups"]
-            assert root.locator(".tl-fb-value").inner_text() == "-6.25"
-            assert root.locator(".tl-fb-kind").inner_text() == words["kind"]
-            assert root.locator(".tl-fb-layout").inner_text() == words["layout"]
-            assert root.locator(".tl-fb-rounding").inner_text() == words["rounding"]
-            assert root.locator(".tl-fb-spacing").inner_text() == words["spacing"]
-            # the formula and the torch code are the same on both pages
-            assert root.locator(".tl-fb-formula").inner_text() == "(-1)**1 × 2**(17 - 15) × (1 + 576/1024)"
-            assert root.locator(".tl-fb-code").inner_text() == "torch.tensor(-6.25).to(torch.float16)"
-            assert root.locator(".tl-fb-bits").get_attribute("aria-label") == words["toolbar"]
-            assert root.locator("button.tl-fb-bit[data-index='0']").get_attribute("aria-label") == words["sign"]
-            assert root.locator("button.tl-fb-bit[data-index='1']").get_attribute("aria-label") == words["exponent"]
-            assert root.locator(".tl-fb-live").text_content() == words["live"]
-            look()
-            text.fill("65520")
-            assert root.get_attribute("data-kind") == "inf"
-            assert root.locator(".tl-fb-note").inner_text() == words["overflow"]
-            look()
-            text.fill("2**-24")
-            assert root.locator(".tl-fb-kind").inner_text() == words["subnormal"]
-            look()
-            text.fill("nan")
-            look()
-            text.fill("-0")
-            look()
-            root.locator("select.tl-fb-format").select_option("float8_e4m3fn")
-            text.fill("1000")
-            assert root.locator(".tl-fb-value").inner_text() == "448"
-            assert root.locator(".tl-fb-note").inner_text() == words["saturates"]
-            look()
-            root.locator("button.tl-fb-bit[data-index='7']").click()     # the pattern above 448: NaN
-            assert root.get_attribute("data-kind") == "nan"
-            look()
-            root.locator("select.tl-fb-format").select_option("float8_e5m2")
-            look()
-            text.fill("abc")
-            assert root.get_attribute("data-state") == "invalid"
-            assert root.locator(".tl-fb-error").inner_text() == words["error"]
-            assert root.locator(".tl-fb-live").text_content() == words["error"]
-            look()
-            if lang == "en":
-                assert root.locator(".tl-fb-group").all_inner_texts() == ["s", "exponent", "man"]  # 2 bits: short
-            else:
-                assert root.locator(".tl-fb-group").all_inner_texts() == words["groups"]
-                # the Chinese labels fit above their bits, even the two mantissa bits of e5m2
-                assert root.locator(".tl-fb-group span").evaluate_all(
-                    "spans => spans.filter((s) => s.parentElement.scrollWidth > s.parentElement.clientWidth + 1)"
-                    ".map((s) => s.textContent)") == []
-                stray = sorted({w.lower() for step in said for w in ENGLISH.findall(step)})
-                assert stray == [], stray
-        finally:
-            browser.close()
+            # the Chinese labels fit above their bits, even the two mantissa bits of e5m2
+            assert root.locator(".tl-fb-group span").evaluate_all(
+                "spans => spans.filter((s) => s.parentElement.scrollWidth > s.parentElement.clientWidth + 1)"
+                ".map((s) => s.textContent)") == []
+            stray = sorted({w.lower() for step in said for w in ENGLISH.findall(step)})
+            assert stray == [], stray
+        assert errors == []

@@ -1,7 +1,6 @@
 """tensorlens.masks (the model) against torch, the fixtures the JS is tested on, and the
 MaskExplorer widget's Python side."""
 
-import base64
 import importlib.util
 import json
 import math
@@ -18,6 +17,7 @@ import torch.nn.functional as F
 from tensorlens.masks import MAX_BATCH, MAX_LEN, build_masks, parse_lengths
 from tensorlens.widgets._esm import load_esm
 from tensorlens.widgets.mask_explorer import MaskExplorer
+from widget_page import needs_chromium, widget_page
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "js" / "fixtures" / "masks.json"
@@ -172,7 +172,6 @@ def test_the_new_explorers_take_their_colours_from_frame_css():
         frame_css("tl-mx")
 
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 #: the explorer's own words, by the language of the page: the Chinese book declares lang="zh-CN".
 #: The argument names on the controls, the torch code, True/False and key/query stay as written.
@@ -197,72 +196,49 @@ WORDS = {
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed")
+@needs_chromium
 @pytest.mark.parametrize("lang", WORDS)
 def test_the_explorer_speaks_the_language_of_the_page(lang):
     """Drawn in a page with lang="zh-CN" its own words are Chinese; anywhere else English."""
     words = WORDS[lang]
-    playwright = pytest.importorskip("playwright.sync_api")
     w = MaskExplorer([4, 0, 3])
     state = {key: getattr(w, key) for key in ("lengths", "seq_len", "causal", "convention")}
-    # mask_explorer.js with mask_rule.js and i18n.js inlined (a data: URL module can import nothing)
-    source = base64.b64encode(load_esm("mask_explorer.js").encode()).decode()
-    page_html = f"""<html lang="{lang}"><body><div id="el"></div><script type="module">
-        const m = await import("data:text/javascript;base64,{source}");
-        const state = {json.dumps(state)};
-        const listeners = {{}};
-        const model = {{
-          get: (k) => state[k],
-          set(k, v) {{ state[k] = v; (listeners["change:" + k] || []).forEach((f) => f()); }},
-          save_changes() {{}},
-          on(e, f) {{ (listeners[e] = listeners[e] || []).push(f); }},
-          off() {{}},
-        }};
-        m.default.render({{model, el: document.getElementById("el")}});
-        window.rendered = true;
-    </script></body></html>"""
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page()
-            page.set_content(page_html)
-            page.wait_for_function("window.rendered")
-            x = page.locator(".tl-mx")
-            assert x.get_attribute("data-state") == "ok"
-            assert page.inner_text(".tl-mx-title") == words["title"]
-            heading = page.inner_text(".tl-mx-section[data-grid='padding'] .tl-mx-heading")
-            assert heading.startswith(words["padding"] + " (3, 4)"), heading
-            assert page.locator(".tl-mx-wcol").first.inner_text() == words["weight"]
-            assert page.locator(".tl-mx-means label").first.inner_text() == words["sdpa"]
-            cell = ".tl-mx-cell[data-grid='combined'][data-b='1'][data-i='1'][data-j='1']"
-            assert page.get_attribute(cell, "aria-label") == words["cell"]
-            assert page.inner_text(cell) == "F"
-            assert page.get_attribute("input.tl-mx-lengths", "aria-label") == words["input"]
-            assert page.inner_text(".tl-mx-nan").startswith(words["nan"])
-            assert page.text_content(".tl-mx-live") == words["live"]
-            # not translated: the argument names on the controls and the torch code
-            assert page.inner_text("label[for$='-causal']") == "causal"
-            assert page.inner_text(".tl-mx-code").startswith("lengths = torch.tensor([4, 0, 3])\nmask = (torch.arange(4)")
-            # only English on an English page; no English sentence left on a Chinese one
-            text = page.inner_text(".tl-mx") + " ".join(
-                page.eval_on_selector_all("[aria-label]", "els => els.map((e) => e.getAttribute('aria-label'))"))
-            if lang == "en":
-                assert not CJK.search(text), CJK.search(text)
-            else:
-                for english in ("sequence", "is masked", "takes part", "weight", "Fully", "broadcast", "row"):
-                    assert english not in text, english
-            # its messages, in the page's language
-            page.fill("input.tl-mx-lengths", "4, 5, 3")
-            assert x.get_attribute("data-state") == "invalid"
-            assert page.inner_text(".tl-mx-error") == words["too_long"]
-            assert page.text_content(".tl-mx-live") == words["too_long"]
-            assert page.get_attribute("input.tl-mx-lengths", "aria-invalid") == "true"
-            page.fill("input.tl-mx-lengths", "4, x")
-            assert page.inner_text(".tl-mx-error") == words["not_length"]
-            page.fill("input.tl-mx-lengths", "4, 2")
-            page.fill("input.tl-mx-len", "x")
-            assert page.inner_text(".tl-mx-error") == words["not_whole"]
-            assert page.get_attribute("input.tl-mx-len", "aria-invalid") == "true"
-            assert page.get_attribute("input.tl-mx-lengths", "aria-invalid") == "false"
-        finally:
-            browser.close()
+    with widget_page(load_esm("mask_explorer.js"), [state], lang) as (page, errors):
+        x = page.locator(".tl-mx")
+        assert x.get_attribute("data-state") == "ok"
+        assert page.inner_text(".tl-mx-title") == words["title"]
+        heading = page.inner_text(".tl-mx-section[data-grid='padding'] .tl-mx-heading")
+        assert heading.startswith(words["padding"] + " (3, 4)"), heading
+        assert page.locator(".tl-mx-wcol").first.inner_text() == words["weight"]
+        assert page.locator(".tl-mx-means label").first.inner_text() == words["sdpa"]
+        cell = ".tl-mx-cell[data-grid='combined'][data-b='1'][data-i='1'][data-j='1']"
+        assert page.get_attribute(cell, "aria-label") == words["cell"]
+        assert page.inner_text(cell) == "F"
+        assert page.get_attribute("input.tl-mx-lengths", "aria-label") == words["input"]
+        assert page.inner_text(".tl-mx-nan").startswith(words["nan"])
+        assert page.text_content(".tl-mx-live") == words["live"]
+        # not translated: the argument names on the controls and the torch code
+        assert page.inner_text("label[for$='-causal']") == "causal"
+        assert page.inner_text(".tl-mx-code").startswith("lengths = torch.tensor([4, 0, 3])\nmask = (torch.arange(4)")
+        # only English on an English page; no English sentence left on a Chinese one
+        text = page.inner_text(".tl-mx") + " ".join(
+            page.eval_on_selector_all("[aria-label]", "els => els.map((e) => e.getAttribute('aria-label'))"))
+        if lang == "en":
+            assert not CJK.search(text), CJK.search(text)
+        else:
+            for english in ("sequence", "is masked", "takes part", "weight", "Fully", "broadcast", "row"):
+                assert english not in text, english
+        # its messages, in the page's language
+        page.fill("input.tl-mx-lengths", "4, 5, 3")
+        assert x.get_attribute("data-state") == "invalid"
+        assert page.inner_text(".tl-mx-error") == words["too_long"]
+        assert page.text_content(".tl-mx-live") == words["too_long"]
+        assert page.get_attribute("input.tl-mx-lengths", "aria-invalid") == "true"
+        page.fill("input.tl-mx-lengths", "4, x")
+        assert page.inner_text(".tl-mx-error") == words["not_length"]
+        page.fill("input.tl-mx-lengths", "4, 2")
+        page.fill("input.tl-mx-len", "x")
+        assert page.inner_text(".tl-mx-error") == words["not_whole"]
+        assert page.get_attribute("input.tl-mx-len", "aria-invalid") == "true"
+        assert page.get_attribute("input.tl-mx-lengths", "aria-invalid") == "false"
+        assert errors == []

@@ -2,7 +2,6 @@
 
 import base64
 import json
-import pathlib
 import shutil
 import subprocess
 
@@ -11,6 +10,7 @@ import pytest
 import tensorlens as tl
 from tensorlens.widgets.quiz import normalize_answer
 from tensorlens.widgets._esm import load_esm
+from widget_page import needs_chromium, widget_page
 
 # quiz.js with its imports inlined, as the widget loads it (a data: URL module can import nothing)
 QUIZ_JS = load_esm("quiz.js").encode()
@@ -117,9 +117,6 @@ def test_title_must_be_text():
         normalize_answer(3)
 
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-
-
 #: the quiz's own words, by the language of the page: the Chinese book declares lang="zh-CN"
 WORDS = {
     "en": {"title": "Check yourself", "number": "Question 1", "wrong": "Not quite: try again.",
@@ -129,45 +126,31 @@ WORDS = {
 }
 
 
-@pytest.mark.skipif(not pathlib.Path(CHROMIUM).exists(), reason="chromium is not installed")
+@needs_chromium
 @pytest.mark.parametrize("lang", WORDS)
 def test_quiz_answers_are_checked_in_the_browser(lang):
     words = WORDS[lang]
-    playwright = pytest.importorskip("playwright.sync_api")
     quiz = tl.Quiz([{**SHAPE, "question": SHAPE["question"] + "\n```\nx = torch.zeros(3, 4)\n```"}, CHOICE])
     state = {"questions": quiz.questions, "title": quiz.title}
-    page_html = f"""<html lang="{lang}"><body><div id="el"></div><script type="module">
-        const m = await import("data:text/javascript;base64,{base64.b64encode(QUIZ_JS).decode()}");
-        const state = {json.dumps(state)};
-        const model = {{get: (k) => state[k], on() {{}}, off() {{}}}};
-        m.default.render({{model, el: document.getElementById("el")}});
-        window.rendered = true;
-    </script></body></html>"""
     q0, q1 = ".tl-quiz-question[data-index='0']", ".tl-quiz-question[data-index='1']"
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page()
-            page.set_content(page_html)
-            page.wait_for_function("window.rendered")
-            assert page.inner_text(".tl-quiz-title") == words["title"]
-            assert page.inner_text(f"{q0} .tl-quiz-number") == words["number"]
-            assert page.inner_html(f"{q0} .tl-quiz-text").endswith("<pre><code>x = torch.zeros(3, 4)</code></pre>")
-            assert not page.is_visible(f"{q0} .tl-quiz-explain")
-            page.fill(f"{q0} input.tl-quiz-input", "(3, 4)")
-            page.click(f"{q0} .tl-quiz-submit")
-            assert page.get_attribute(q0, "data-state") == "wrong"
-            assert page.inner_text(f"{q0} .tl-quiz-feedback") == words["wrong"]
-            page.click(f"{q0} .tl-quiz-reveal")
-            assert page.get_attribute(q0, "data-state") == "revealed"
-            assert page.inner_text(f"{q0} .tl-quiz-feedback") == words["answer"]
-            assert page.is_visible(f"{q0} .tl-quiz-explain")
-            page.fill(f"{q0} input.tl-quiz-input", "torch.Size([4, 3])")  # try again, with Enter
-            page.press(f"{q0} input.tl-quiz-input", "Enter")
-            page.click(f"{q1} .tl-quiz-choice[data-choice='0']")
-            assert page.get_attribute(q1, "data-state") == "wrong"
-            page.click(f"{q1} .tl-quiz-choice[data-choice='1']")
-            assert [page.get_attribute(q, "data-state") for q in (q0, q1)] == ["correct", "correct"]
-            assert page.inner_text(".tl-quiz-score") == words["score"]
-        finally:
-            browser.close()
+    with widget_page(load_esm("quiz.js"), [state], lang) as (page, errors):
+        assert page.inner_text(".tl-quiz-title") == words["title"]
+        assert page.inner_text(f"{q0} .tl-quiz-number") == words["number"]
+        assert page.inner_html(f"{q0} .tl-quiz-text").endswith("<pre><code>x = torch.zeros(3, 4)</code></pre>")
+        assert not page.is_visible(f"{q0} .tl-quiz-explain")
+        page.fill(f"{q0} input.tl-quiz-input", "(3, 4)")
+        page.click(f"{q0} .tl-quiz-submit")
+        assert page.get_attribute(q0, "data-state") == "wrong"
+        assert page.inner_text(f"{q0} .tl-quiz-feedback") == words["wrong"]
+        page.click(f"{q0} .tl-quiz-reveal")
+        assert page.get_attribute(q0, "data-state") == "revealed"
+        assert page.inner_text(f"{q0} .tl-quiz-feedback") == words["answer"]
+        assert page.is_visible(f"{q0} .tl-quiz-explain")
+        page.fill(f"{q0} input.tl-quiz-input", "torch.Size([4, 3])")  # try again, with Enter
+        page.press(f"{q0} input.tl-quiz-input", "Enter")
+        page.click(f"{q1} .tl-quiz-choice[data-choice='0']")
+        assert page.get_attribute(q1, "data-state") == "wrong"
+        page.click(f"{q1} .tl-quiz-choice[data-choice='1']")
+        assert [page.get_attribute(q, "data-state") for q in (q0, q1)] == ["correct", "correct"]
+        assert page.inner_text(".tl-quiz-score") == words["score"]
+        assert errors == []

@@ -7,9 +7,7 @@ Chinese by the page's lang, in headless Chromium here (test_the_widget_speaks_th
 
 from __future__ import annotations
 
-import base64
 import json
-import pathlib
 import re
 import shutil
 import subprocess
@@ -21,6 +19,7 @@ import traitlets
 
 from tensorlens import StrideExplorer, View
 from tensorlens.widgets._esm import load_esm
+from widget_page import needs_chromium, widget_page
 from tensorlens.widgets.stride_explorer import (
     DEFAULT_MAX_ELEMENTS, ExplorerArgumentError, cap_notice, python_expression, storage_window,
 )
@@ -381,7 +380,6 @@ def test_max_elements_is_fixed_at_construction():
 
 # ---- the page's language ---------------------------------------------------------------------
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 #: the widget's own words, by the language of the page: the Chinese book declares lang="zh-CN".
 #: The names of operations and arguments, Python and torch's own text stay as they are.
@@ -425,66 +423,44 @@ PAGE_WORDS = {
 }
 
 
-@pytest.mark.skipif(not pathlib.Path(CHROMIUM).exists(), reason="chromium is not installed")
+@needs_chromium
 @pytest.mark.parametrize("lang", PAGE_WORDS)
 def test_the_widget_speaks_the_pages_language(lang):
     words = PAGE_WORDS[lang]
-    playwright = pytest.importorskip("playwright.sync_api")
     x = torch.arange(12).view(3, 4)
-    # stride_explorer.js with its imports inlined, as the widget loads it (a data: URL module
-    # can import nothing)
-    source = base64.b64encode(load_esm("stride_explorer.js").encode()).decode()
     capped = StrideExplorer(x, max_elements=4)
     if lang == "en":
         assert capped.notice == words["cap"]  # the JS says what Python says
     states = [synced(StrideExplorer(x)), synced(capped)]
-    page_html = f"""<html lang="{lang}"><body><div id="a"></div><div id="b"></div><script type="module">
-        const m = await import("data:text/javascript;base64,{source}");
-        const model = (state) => ({{get: (k) => state[k], set: (k, v) => {{ state[k] = v; }},
-                                    save_changes() {{}}, on() {{}}, off() {{}}}});
-        const states = {json.dumps(states)};
-        m.default.render({{model: model(states[0]), el: document.getElementById("a")}});
-        m.default.render({{model: model(states[1]), el: document.getElementById("b")}});
-        window.rendered = true;
-    </script></body></html>"""
-    a, b = "#a .tl-se", "#b .tl-se"
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page()
-            errors = []
-            page.on("pageerror", lambda err: errors.append(str(err)))
-            page.set_content(page_html)
-            page.wait_for_function("window.rendered")
-            # the readouts' labels, the headings, a tooltip, an aria-label and the keyboard help
-            assert page.locator(f"{a} .tl-chip .tl-k").all_inner_texts()[:5] == words["chips"]
-            assert page.inner_text(f"{a} .tl-section >> nth=0") == words["logical"]
-            assert page.inner_text(f"{a} .tl-section >> nth=1") == words["storage"]
-            assert page.get_attribute(f"{a} canvas.tl-logical", "aria-label") == words["logical"]
-            assert page.get_attribute(f"{a} [data-op-group='t']", "title") == words["tip"]
-            assert page.get_attribute(f"{a} input[data-arg='dim'] >> nth=0", "aria-label") == words["arg"]
-            assert page.inner_text(f"{a} .tl-keys") == words["keys"]
-            # the buttons keep their names; the live region says what .t() made
-            assert page.inner_text(f"{a} button[data-op='t']") == ".t()"
-            assert page.inner_text(f"{a} button[data-op='reset']") == "reset"
-            page.click(f"{a} button[data-op='t']")
-            assert page.inner_text(f"{a} .tl-contiguous") == words["no"]
-            assert page.text_content(f"{a} .tl-live") == words["live"]
-            # the keyboard's cell: its name and the readout it explains
-            page.focus(f"{a} .tl-cursor[data-kind='logical']")
-            page.keyboard.press("ArrowRight")
-            assert page.get_attribute(f"{a} .tl-cursor[data-kind='logical']", "aria-label") == words["element"]
-            assert page.inner_text(f"{a} .tl-where") == words["reads"]
-            assert page.get_attribute(f"{a} .tl-formula", "data-position") == "4"
-            # a refused view: torch's own words stay, the explanation is the page's language
-            page.fill(f"{a} input[data-arg='shape']", "-1")
-            page.click(f"{a} button[data-op='view']")
-            assert page.inner_text(f"{a} .tl-error") == words["error"]
-            page.fill(f"{a} [data-op-group='unsqueeze'] input[data-arg='dim']", "x")
-            page.click(f"{a} button[data-op='unsqueeze']")
-            assert page.inner_text(f"{a} .tl-error") == words["typed"]
-            # the second explorer is over its cap: the notice says so
-            assert page.inner_text(f"{b} .tl-cap") == words["cap"]
-            assert errors == []
-        finally:
-            browser.close()
+    a, b = "#w0 .tl-se", "#w1 .tl-se"
+    with widget_page(load_esm("stride_explorer.js"), states, lang) as (page, errors):
+        # the readouts' labels, the headings, a tooltip, an aria-label and the keyboard help
+        assert page.locator(f"{a} .tl-chip .tl-k").all_inner_texts()[:5] == words["chips"]
+        assert page.inner_text(f"{a} .tl-section >> nth=0") == words["logical"]
+        assert page.inner_text(f"{a} .tl-section >> nth=1") == words["storage"]
+        assert page.get_attribute(f"{a} canvas.tl-logical", "aria-label") == words["logical"]
+        assert page.get_attribute(f"{a} [data-op-group='t']", "title") == words["tip"]
+        assert page.get_attribute(f"{a} input[data-arg='dim'] >> nth=0", "aria-label") == words["arg"]
+        assert page.inner_text(f"{a} .tl-keys") == words["keys"]
+        # the buttons keep their names; the live region says what .t() made
+        assert page.inner_text(f"{a} button[data-op='t']") == ".t()"
+        assert page.inner_text(f"{a} button[data-op='reset']") == "reset"
+        page.click(f"{a} button[data-op='t']")
+        assert page.inner_text(f"{a} .tl-contiguous") == words["no"]
+        assert page.text_content(f"{a} .tl-live") == words["live"]
+        # the keyboard's cell: its name and the readout it explains
+        page.focus(f"{a} .tl-cursor[data-kind='logical']")
+        page.keyboard.press("ArrowRight")
+        assert page.get_attribute(f"{a} .tl-cursor[data-kind='logical']", "aria-label") == words["element"]
+        assert page.inner_text(f"{a} .tl-where") == words["reads"]
+        assert page.get_attribute(f"{a} .tl-formula", "data-position") == "4"
+        # a refused view: torch's own words stay, the explanation is the page's language
+        page.fill(f"{a} input[data-arg='shape']", "-1")
+        page.click(f"{a} button[data-op='view']")
+        assert page.inner_text(f"{a} .tl-error") == words["error"]
+        page.fill(f"{a} [data-op-group='unsqueeze'] input[data-arg='dim']", "x")
+        page.click(f"{a} button[data-op='unsqueeze']")
+        assert page.inner_text(f"{a} .tl-error") == words["typed"]
+        # the second explorer is over its cap: the notice says so
+        assert page.inner_text(f"{b} .tl-cap") == words["cap"]
+        assert errors == []
