@@ -36,7 +36,9 @@ from pathlib import Path
 # What the zygote imports before forking. Importing runs no torch operator, so no thread pool
 # (OpenMP's included) exists yet when a kernel is forked. No generator is seeded yet either:
 # Python's random reseeds itself in a forked child, and numpy.random loads on first use.
-PRELOAD = ("torch", "numpy", "ipykernel.kernelapp", "matplotlib.pyplot")
+# torch._dynamo loads on a notebook's first optimizer or torch.compile (about 3.5 CPU-seconds
+# here, in a dozen chapters); loading it runs no operator and starts no thread either.
+PRELOAD = ("torch", "numpy", "ipykernel.kernelapp", "matplotlib.pyplot", "torch._dynamo")
 SOCKET_ENV = "TENSOR_VIEWS_KERNEL_ZYGOTE"
 # Variables that native code may read while PRELOAD loads (OpenMP, allocators, the loader,
 # Python's start-up), which os.environ can't see being read

@@ -63,41 +63,76 @@ async (only) => {
 """
 
 
-#: each element with text, and its look: what the colour rules' verdict on it depends on
-LOOKS = """
-(seen) => {
-  const known = new Set(seen);
-  const behind = new Map();  // element -> the backgrounds, opacities and filters it sits on
-  const backdrop = (e) => {
-    if (!e) return "";
-    if (!behind.has(e)) {
-      const s = getComputedStyle(e);
-      behind.set(e, [s.backgroundColor, s.backgroundImage, s.opacity, s.filter, s.mixBlendMode,
-                     backdrop(e.parentElement)].join("|"));
+#: what a colour rule looks at, among the elements a pass marks ``data-tv-fresh`` (the elements
+#: with a new look and what they hold, as when axe is given those elements as its context)
+FRESH_SELECTORS = {
+    "color-contrast": "[data-tv-fresh], [data-tv-fresh] *",
+    "link-in-text-block": "a[href][data-tv-fresh], [role=link][data-tv-fresh], "
+                          "[data-tv-fresh] a[href], [data-tv-fresh] [role=link]",
+}
+
+#: one pass of axe over the page: ``rules`` on the whole document, and the colour rules on the
+#: elements with text whose look is not in ``seen``. An element's look is what the colour rules'
+#: verdict on it depends on. A widget that redraws during the run (after a theme switch) replaces
+#: elements that were marked: the pass then starts again on the redrawn page.
+RUN_PASS = """
+async ({seen, rules, colourRules, selectors, allColours}) => {
+  const lookUp = (known) => {
+    const behind = new Map();  // element -> the backgrounds, opacities and filters it sits on
+    const backdrop = (e) => {
+      if (!e) return "";
+      if (!behind.has(e)) {
+        const s = getComputedStyle(e);
+        behind.set(e, [s.backgroundColor, s.backgroundImage, s.opacity, s.filter, s.mixBlendMode,
+                       backdrop(e.parentElement)].join("|"));
+      }
+      return behind.get(e);
+    };
+    const elements = new Set();
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      if (walker.currentNode.textContent.trim() && walker.currentNode.parentElement) {
+        elements.add(walker.currentNode.parentElement);
+      }
     }
-    return behind.get(e);
+    const fresh = [], looks = [];
+    for (const element of elements) {
+      const own = getComputedStyle(element);
+      const parent = element.parentElement ? getComputedStyle(element.parentElement) : {};
+      const look = [element.tagName, own.color, own.fontSize, own.fontWeight, own.textShadow,
+                    own.textDecorationLine, own.visibility, parent.color, parent.fontWeight,
+                    backdrop(element)].join("|");
+      if (!known.has(look)) { known.add(look); fresh.push(element); looks.push(look); }
+    }
+    return {fresh, looks};
   };
-  const elements = new Set();
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  while (walker.nextNode()) {
-    if (walker.currentNode.textContent.trim() && walker.currentNode.parentElement) {
-      elements.add(walker.currentNode.parentElement);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const {fresh, looks} = allColours ? {fresh: [], looks: []} : lookUp(new Set(seen));
+    const only = rules.concat(allColours || fresh.length ? colourRules : []);
+    if (!only.length) return {violations: [], looks};
+    for (const element of fresh) element.setAttribute("data-tv-fresh", "");
+    if (!allColours) {
+      axe.configure({rules: colourRules.map((id) => ({id, selector: selectors[id]}))});
     }
+    let result;
+    try {
+      result = await axe.run(document, {runOnly: {type: "rule", values: only},
+                                        resultTypes: ["violations"]});
+    } finally {
+      axe.reset();  // the rules' own selectors again
+      for (const element of fresh) element.removeAttribute("data-tv-fresh");
+    }
+    if (!fresh.every((element) => element.isConnected)) continue;  // redrawn meanwhile
+    return {looks, violations: result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target.join(" "), summary: n.failureSummary })),
+    }))};
   }
-  const fresh = [], looks = [];
-  for (const element of elements) {
-    const own = getComputedStyle(element);
-    const parent = element.parentElement ? getComputedStyle(element.parentElement) : {};
-    const look = [element.tagName, own.color, own.fontSize, own.fontWeight, own.textShadow,
-                  own.textDecorationLine, own.visibility, parent.color, parent.fontWeight,
-                  backdrop(element)].join("|");
-    if (!known.has(look)) { known.add(look); fresh.push(element); looks.push(look); }
-  }
-  window.__tensorViewsFresh = fresh;
-  return looks;
+  throw new Error("the page kept redrawing the elements axe was checking");
 }
 """
-RUN_AXE_ON_FRESH = RUN_AXE.replace("axe.run(document,", "axe.run(window.__tensorViewsFresh,")
 #: the looks each theme's colour rules have checked in this test process
 _SEEN = {"light": set(), "dark": set()}
 
@@ -117,19 +152,18 @@ def _axe(page, rules=None):
 
 
 def _axe_page(page, theme):
-    """Every rule but the colour rules on the whole page, and the colour rules on the elements
-    whose look is new in ``theme`` (``theme`` "dark": the colour rules only)."""
+    """One axe run: every rule but the colour rules on the whole page (none in the ``"dark"``
+    pass, whose switch changes colours only), and the colour rules on the elements whose look is
+    new in ``theme`` (on every element with ``TENSOR_VIEWS_ALL_COLOURS=1``)."""
     _load_axe(page)
-    found = [] if theme == "dark" else page.evaluate(RUN_AXE, {"type": "rule", "values": [
+    rules = [] if theme == "dark" else [
         r for r in page.evaluate("(tags) => axe.getRules(tags).map(r => r.ruleId)", TAGS)
-        if r not in COLOUR_RULES]})
-    if os.environ.get("TENSOR_VIEWS_ALL_COLOURS"):
-        return found + page.evaluate(RUN_AXE, {"type": "rule", "values": COLOUR_RULES})
-    looks = page.evaluate(LOOKS, sorted(_SEEN[theme]))
-    if looks:
-        found += page.evaluate(RUN_AXE_ON_FRESH, {"type": "rule", "values": COLOUR_RULES})
-    _SEEN[theme].update(looks)
-    return found
+        if r not in COLOUR_RULES]
+    found = page.evaluate(RUN_PASS, {
+        "seen": sorted(_SEEN[theme]), "rules": rules, "colourRules": COLOUR_RULES,
+        "selectors": FRESH_SELECTORS, "allColours": bool(os.environ.get("TENSOR_VIEWS_ALL_COLOURS"))})
+    _SEEN[theme].update(found["looks"])
+    return found["violations"]
 
 
 def _report(violations):
@@ -258,4 +292,33 @@ def test_the_colour_rules_check_each_new_look_once(browser, monkeypatch):
     assert faint("#aaa") == {"color-contrast"}
     assert faint("#aaa") == set()
     assert faint("#bbb") == {"color-contrast"}
+    page.close()
+
+
+def test_a_widget_that_redraws_during_the_check_is_checked_as_redrawn(browser, monkeypatch):
+    """A page that replaces the elements axe was given (a widget redrawing after the theme
+    switch) is checked again as it is now: its faint text is still found."""
+    monkeypatch.setattr(__import__(__name__, fromlist=["_SEEN"]), "_SEEN", {"light": set(), "dark": set()})
+    page = browser.new_page()
+    page.set_content(
+        "<!doctype html><html lang='en'><head><title>t</title></head><body><main>"
+        "<div id='widget'><p style='color:#aaa;background:#fff'>faint</p></div>"
+        "<script>let redraws = 0; new MutationObserver(() => { if (redraws++) return;"
+        " const w = document.getElementById('widget'); w.replaceChildren(w.firstChild.cloneNode(true));"
+        " w.firstChild.removeAttribute('data-tv-fresh'); })"
+        ".observe(document.body, {attributes: true, subtree: true});</script>"
+        "</main></body></html>")
+    assert {v["id"] for v in _blocking(_axe_page(page, "light"))} == {"color-contrast"}
+    assert page.evaluate("redraws") >= 2  # it did redraw, and the check ran again
+    page.close()
+
+
+def test_a_link_told_apart_by_colour_alone_is_reported_where_its_look_is_new(browser, monkeypatch):
+    monkeypatch.setattr(__import__(__name__, fromlist=["_SEEN"]), "_SEEN", {"light": set(), "dark": set()})
+    page = browser.new_page()
+    page.set_content(
+        "<!doctype html><html lang='en'><head><title>t</title></head><body><main>"
+        "<p style='color:#000'>Read <a href='#x' style='color:#111;text-decoration:none'>this"
+        "</a> first.</p><p id='x'>x</p></main></body></html>")
+    assert "link-in-text-block" in {v["id"] for v in _axe_page(page, "light")}
     page.close()
