@@ -39,6 +39,8 @@ _EXPORTS = {
     "Quiz": "widgets.quiz",
     "check": "exercises",
     "EXERCISES": "exercises",
+    "set_language": "language",
+    "get_language": "language",
 }
 
 __all__ = sorted([*_EXPORTS, "TorchMissingError"])

@@ -16,6 +16,7 @@ import torch
 
 import tensorlens as tl
 from tensorlens.exercises import EXERCISES, LOAD_ERRORS, Exercise, register, rules
+from tensorlens.exercises import _render
 from tensorlens.exercises._core import run_check
 from tensorlens.exercises._variants import wrong_variants
 from tensorlens.exercises.strategies import make_tensor, shapes, st, tensors
@@ -49,6 +50,7 @@ def test_solution_passes_and_is_fast(exercise_id):
     result = run_check(exercise_id, ex.solution or ex.reference)  # tl.check refuses the book's own
     elapsed = time.perf_counter() - start
     assert result.passed, repr(result)
+    assert _render.text(result, "zh_CN", strict=True)  # its title and "tried" have Chinese words
     assert elapsed < 8, f"check took {elapsed:.1f} s"  # about 1 s alone; the machine is shared
 
 
@@ -67,6 +69,8 @@ def test_wrong_variant_fails(exercise_id, label, fn):
     assert result.status in ("fail", "error"), f"{label!r} was not caught:\n{result!r}"
     assert not result.passed
     assert "Traceback" not in repr(result)
+    # every verdict a wrong variant gets has its Chinese words (a new message needs a template)
+    assert _render.text(result, "zh_CN", strict=True) and _render.html(result, "zh_CN", strict=True)
 
 
 # ---------------------------------------------------------------- the checker itself

@@ -39,6 +39,7 @@ from hypothesis.errors import NoSuchExample
 from hypothesis.strategies import SearchStrategy
 
 from . import _render
+from ._messages import say
 from .rules import Call, Rule, tensors_in
 
 __all__ = ["Exercise", "CheckResult", "EXERCISES", "LOAD_ERRORS", "exercise", "register", "check",
@@ -260,46 +261,47 @@ _DEFAULT_TOLERANCES = {
 }
 
 
-def _compare(expected, got, ex: Exercise, where: str = "the result") -> str | None:
+def _compare(expected, got, ex: Exercise, where: str | None = None) -> str | None:
     """None if ``got`` matches ``expected`` strictly, else what differs (one sentence)."""
+    where = say("result") if where is None else where
     if isinstance(expected, torch.Tensor):
         if not isinstance(got, torch.Tensor):
-            return f"{where} should be a tensor, got a {_kind(got)}"
+            return say("should_be_type", where=where, type=say("tensor_type"), got_type=_kind(got))
         if got.shape != expected.shape:
-            return f"{where} has the wrong shape: expected {tuple(expected.shape)}, got {tuple(got.shape)}"
+            return say("wrong_shape", where=where, expected=tuple(expected.shape), got=tuple(got.shape))
         if got.dtype != expected.dtype:
-            return f"{where} has the wrong dtype: expected {expected.dtype}, got {got.dtype}"
+            return say("wrong_dtype", where=where, expected=expected.dtype, got=got.dtype)
         if got.device != expected.device:
-            return f"{where} is on the wrong device: expected {expected.device}, got {got.device}"
+            return say("wrong_device", where=where, expected=expected.device, got=got.device)
         if got.is_floating_point() or got.is_complex():
             rtol, atol = _DEFAULT_TOLERANCES[got.dtype]
             rtol = rtol if ex.rtol is None else ex.rtol
             atol = atol if ex.atol is None else ex.atol
             if not torch.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True).all():
-                return f"{where} has the right shape and dtype but wrong values"
+                return say("wrong_values", where=where)
             return None
         if not torch.equal(got, expected):
-            return f"{where} has the right shape and dtype but wrong values"
+            return say("wrong_values", where=where)
         return None
     if isinstance(expected, (tuple, list)):
         if type(got) is not type(expected):
-            return f"{where} should be a {type(expected).__name__}, got a {_kind(got)}"
+            return say("should_be_type", where=where, type=type(expected).__name__, got_type=_kind(got))
         if len(got) != len(expected):
-            return f"{where} should have {len(expected)} items, got {len(got)}"
+            return say("wrong_length", where=where, n=len(expected), got=len(got))
         for i, (e, g) in enumerate(zip(expected, got)):
-            problem = _compare(e, g, ex, f"item {i} of {where}")
+            problem = _compare(e, g, ex, say("item_of", i=i, where=where))
             if problem:
                 return problem
         return None
     if type(got) is not type(expected):
-        return f"{where} should be a {_kind(expected)}, got a {_kind(got)}"
+        return say("should_be_type", where=where, type=_kind(expected), got_type=_kind(got))
     if isinstance(expected, float):
         if not (math.isclose(got, expected, rel_tol=ex.rtol or 1.3e-6, abs_tol=ex.atol or 1e-5)
                 or (math.isnan(got) and math.isnan(expected))):
-            return f"{where} is wrong: expected {expected!r}, got {got!r}"
+            return say("wrong_value", where=where, expected=repr(expected), got=repr(got))
         return None
     if got != expected:
-        return f"{where} is wrong: expected {expected!r}, got {got!r}"
+        return say("wrong_value", where=where, expected=repr(expected), got=repr(got))
     return None
 
 
@@ -309,7 +311,7 @@ def _layout(t: torch.Tensor) -> tuple:
 
 
 def _arg_label(names, i) -> str:
-    return f"`{names[i]}`" if i < len(names) else f"argument {i}"
+    return say("arg_name", name=names[i]) if i < len(names) else say("arg_index", i=i)
 
 
 def _changed_argument(args, before, values, ex: Exercise) -> str | None:
@@ -324,22 +326,19 @@ def _changed_argument(args, before, values, ex: Exercise) -> str | None:
         for old, t in zip(before[i], tensors_in(arg)):
             new = _layout(t)
             if new[4] != old[4]:
-                return (f"your function swapped the storage of {label} (e.g. `.data = ...` or "
-                        "`.set_(...)`): a caller holding it, or a view of it, never sees the "
-                        "result; write into it instead")
+                return say("swapped_storage", arg=label)
             if new[:4] != old[:4]:
-                return (f"your function changed the shape, strides or offset of {label} in place "
-                        "(e.g. `unsqueeze_`, `resize_`, `t_`); leave its layout alone")
+                return say("changed_layout", arg=label)
         allowed = ex.mutates_inputs is True or (
             isinstance(ex.mutates_inputs, tuple) and i < len(names) and names[i] in ex.mutates_inputs)
         if allowed:
             continue
         for old, t in zip(values[i], tensors_in(arg)):
             if not torch.equal(torch.nan_to_num(old), torch.nan_to_num(t.detach())):
-                return (f"your function changed its input {label} in place; it must leave "
-                        + ("its arguments unchanged" if not ex.mutates_inputs else
-                           "every argument except " + ", ".join(f"`{n}`" for n in ex.mutates_inputs)
-                           + " unchanged"))
+                if not ex.mutates_inputs:
+                    return say("changed_input", arg=label)
+                return say("changed_input_except", arg=label,
+                           names=", ".join(f"`{n}`" for n in ex.mutates_inputs))
     return None
 
 
@@ -373,7 +372,7 @@ def _trial(fn, args: tuple, ex: Exercise, reference: Callable) -> _Outcome:
         raise
     except BaseException as err:  # the student's bug (sys.exit included), reported as such
         text = f"{type(err).__name__}: {err}".strip().rstrip(":")
-        return _Outcome("error", f"your function raised {_render.one_line(text)}", shown)
+        return _Outcome("error", say("raised", error=_render.one_line(text)), shown)
 
     def details():
         return shown() + [("expected", _render.describe_value(expected, layout=False)),
@@ -394,7 +393,7 @@ def _trial(fn, args: tuple, ex: Exercise, reference: Callable) -> _Outcome:
             try:
                 problem = rule.check_call(call)
             except Exception as err:  # a rule that cannot judge this result fails it
-                problem = f"could not check \u201c{rule.description}\u201d: {type(err).__name__}: {err}"
+                problem = say("rule_unjudged", rule=rule.description, error=f"{type(err).__name__}: {err}")
             if problem:
                 return _Outcome("fail", problem, details)
     return _Outcome("pass")
@@ -435,7 +434,7 @@ def _search(fn, ex: Exercise, reference: Callable) -> tuple[_Outcome | None, str
         # hypothesis gave up (e.g. a function whose verdict changes between calls): keep what we saw
         if state["best"] is None:
             raise
-    tried = f"{len(edges)} edge cases and {state['generated']} generated inputs"
+    tried = say("tried", edges=len(edges), generated=state["generated"])
     return state["best"], tried
 
 
@@ -444,18 +443,20 @@ def _search(fn, ex: Exercise, reference: Callable) -> tuple[_Outcome | None, str
 
 def _unknown(exercise_id) -> CheckResult:
     if not isinstance(exercise_id, str):
-        return CheckResult(str(exercise_id), "unknown",
-                           f"the exercise id must be a string like 'chapter.name', got {type(exercise_id).__name__}")
+        return CheckResult(str(exercise_id), "unknown", say("bad_id", type=type(exercise_id).__name__))
     chapter = exercise_id.split(".", 1)[0]
     if chapter in LOAD_ERRORS:
         return CheckResult(exercise_id, "internal",
-                           f"the exercises of chapter {chapter!r} failed to load: {LOAD_ERRORS[chapter]}")
+                           say("chapter_broken", chapter=repr(chapter), error=LOAD_ERRORS[chapter]))
     close = difflib.get_close_matches(exercise_id, sorted(EXERCISES), n=5, cutoff=0.5)
     same_chapter = sorted(i for i in EXERCISES if i.startswith(chapter + "."))
     suggestions = close or same_chapter
-    tail = (" Did you mean: " + ", ".join(suggestions) + "?") if suggestions else (
-        f" Known chapters: {', '.join(sorted({i.split('.')[0] for i in EXERCISES}))}.")
-    return CheckResult(exercise_id, "unknown", f"there is no exercise {exercise_id!r}.{tail}")
+    if suggestions:
+        message = say("unknown_suggest", id=repr(exercise_id), ids=", ".join(suggestions))
+    else:
+        message = say("unknown_chapters", id=repr(exercise_id),
+                      chapters=", ".join(sorted({i.split(".")[0] for i in EXERCISES})))
+    return CheckResult(exercise_id, "unknown", message)
 
 
 def _record(result: CheckResult, fn: Callable) -> None:
@@ -482,8 +483,9 @@ def run_check(exercise_id: str, fn: Callable, *, reference: Callable | None = No
         return _unknown(exercise_id)
     base = dict(exercise_id=ex.id, title=ex.title)
     if not callable(fn):
-        return CheckResult(status="fail", message=f"check needs your function, got a {_kind(fn)} "
-                           f"({_render.one_line(repr(fn), 60)})", hint=ex.hint, **base)
+        return CheckResult(status="fail", message=say("not_callable", type=_kind(fn),
+                                                      value=_render.one_line(repr(fn), 60)),
+                           hint=ex.hint, **base)
     try:
         outcome, tried = _search(fn, ex, reference or ex.reference)
         if outcome is None:
@@ -496,13 +498,12 @@ def run_check(exercise_id: str, fn: Callable, *, reference: Callable | None = No
     except KeyboardInterrupt:
         raise
     except BaseException as err:  # never a traceback from inside the checker
-        return CheckResult(status="internal", message="the checker failed (a bug in tensorlens, not "
-                           f"in your code): {type(err).__name__}: {_render.one_line(str(err))}", **base)
+        return CheckResult(status="internal", message=say(
+            "internal", error=f"{type(err).__name__}: {_render.one_line(str(err))}"), **base)
     if outcome is None:
-        return CheckResult(status="pass", message="passed", tried=tried, **base)
+        return CheckResult(status="pass", message=say("passed"), tried=tried, **base)
     if outcome.status == "not_implemented":
-        return CheckResult(status="not_implemented", message="not implemented yet: replace the "
-                           "`raise NotImplementedError(...)` line with your solution", hint=ex.hint,
+        return CheckResult(status="not_implemented", message=say("not_implemented"), hint=ex.hint,
                            **base)
     return CheckResult(status=outcome.status, message=outcome.message, details=tuple(outcome.details),
                        hint=ex.hint, **base)
@@ -559,6 +560,5 @@ def _borrowed(exercise_id, fn) -> CheckResult | None:
     module = _function_module(fn)
     own = any(inner is f for f in (ex.solution, ex.reference) if f is not None)
     if own or (module is not None and (module == "tensorlens" or module.startswith("tensorlens."))):
-        return CheckResult(ex.id, "fail", "this is the book's own solution (a function from "
-                           "tensorlens); write your own function", title=ex.title, hint=ex.hint)
+        return CheckResult(ex.id, "fail", say("borrowed"), title=ex.title, hint=ex.hint)
     return None

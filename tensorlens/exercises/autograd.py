@@ -12,6 +12,7 @@ import torch
 
 from . import rules
 from ._core import exercise
+from ._messages import say
 from .strategies import make_tensor, st, tensors
 
 _NO_AUTOGRAD = rules.banned(*rules.AUTOGRAD_NAMES,
@@ -212,16 +213,13 @@ def _straight_through_holds(call):
     """The gradient through the result must be grad_output itself, everywhere."""
     x, result = call.args[0], call.result
     if not isinstance(result, torch.Tensor) or result.grad_fn is None:
-        return ("the result is not connected to `x` by autograd (no `grad_fn`): "
-                "`backward()` through it would never reach `x`")
+        return say("no_grad_fn")
     grad_output = torch.arange(1.0, result.numel() + 1).reshape(result.shape)
     (grad,) = torch.autograd.grad(result, x, grad_output, allow_unused=True)
     if grad is None:
-        return "the result does not depend on `x` in the graph, so `x` gets no gradient"
+        return say("no_gradient")
     if grad.shape != x.shape or not torch.allclose(grad, grad_output):
-        return ("the values are right, but the gradient that reaches `x` is not the incoming "
-                "gradient unchanged (straight through), at least where `x` lies outside "
-                "`[low, high]`")
+        return say("not_straight_through")
     return None
 
 

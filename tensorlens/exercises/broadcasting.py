@@ -14,6 +14,7 @@ import torch
 
 from . import rules
 from ._core import exercise
+from ._messages import say
 from .strategies import make_tensor, st, tensors
 
 _NO_COPIES = rules.banned("repeat", "tile", "repeat_interleave",
@@ -220,9 +221,8 @@ class _BigTensorWatch(rules.Watch):
             storage = t.untyped_storage()
             if storage.nbytes() > self.limit and storage.data_ptr() not in inputs:
                 name = rules.torch_name(func).removeprefix("torch.")
-                return (f"`{name}` made a tensor of shape {tuple(t.shape)} ({storage.nbytes()} "
-                        f"bytes); no tensor may be larger than the biggest of `x`, `y` and the "
-                        f"result ({self.limit} bytes here)")
+                return say("too_big", name=name, shape=tuple(t.shape), n=storage.nbytes(),
+                           limit=self.limit)
         return None
 
 

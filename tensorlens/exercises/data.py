@@ -13,6 +13,7 @@ import torch
 
 from . import rules
 from ._core import exercise
+from ._messages import say
 from .strategies import make_tensor, shapes, st, tensors
 
 # ---------------------------------------------------------------- image_batch
@@ -22,9 +23,7 @@ def _check_contiguous(call):
     result = call.result
     if not isinstance(result, torch.Tensor) or result.is_contiguous():
         return None
-    return (f"the result has strides {result.stride()} for shape {tuple(result.shape)}: it is "
-            "not stored in (N, C, H, W) order (is_contiguous() is False), so `view` on it fails "
-            "and a model reads it more slowly")
+    return say("not_contiguous", strides=result.stride(), shape=tuple(result.shape))
 
 
 _CONTIGUOUS = rules.Rule(

@@ -35,17 +35,19 @@ from typing import Any, Callable
 import torch
 from torch.overrides import TorchFunctionMode, resolve_name
 
+from ._messages import say
+
 __all__ = ["AUTOGRAD_NAMES", "Rule", "Call", "Watch", "view_of", "no_loops", "banned", "max_new_bytes",
            "allocates_nothing", "function_from_source", "new_storage_bytes", "tensors_in"]
 
 _LOOP_NODES = {
-    ast.For: "a `for` loop",
-    ast.AsyncFor: "an `async for` loop",
-    ast.While: "a `while` loop",
-    ast.ListComp: "a list comprehension",
-    ast.SetComp: "a set comprehension",
-    ast.DictComp: "a dict comprehension",
-    ast.GeneratorExp: "a generator expression",
+    ast.For: say("for_loop"),
+    ast.AsyncFor: say("async_for_loop"),
+    ast.While: say("while_loop"),
+    ast.ListComp: say("list_comprehension"),
+    ast.SetComp: say("set_comprehension"),
+    ast.DictComp: say("dict_comprehension"),
+    ast.GeneratorExp: say("generator_expression"),
 }
 
 # functions that run a Python loop for you: map(f, xs) is a for loop, spelled differently
@@ -192,14 +194,12 @@ def _function_tree(fn):
     """(ast node of fn, None) or (None, reason the source cannot be read)."""
     name = getattr(fn, "__name__", type(fn).__name__)
     if not (inspect.isfunction(fn) or inspect.ismethod(fn)):
-        return None, (f"`{name}` is not a Python function (it is {type(fn).__name__}), so its source "
-                      "cannot be read")
+        return None, say("not_a_function", name=name, type=type(fn).__name__)
     fn = inspect.unwrap(fn)
     try:
         source = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError):
-        return None, (f"the source of `{name}` is not available (functions typed at a plain Python "
-                      "prompt have none)")
+        return None, say("source_missing", name=name)
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -207,16 +207,16 @@ def _function_tree(fn):
         try:
             tree = ast.parse("(" + source.strip().rstrip(",") + ")")
         except SyntaxError:
-            return None, f"the source of `{name}` could not be parsed"
+            return None, say("source_unparsed", name=name)
     if fn.__name__ == "<lambda>":
         lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
         if len(lambdas) != 1:
-            return None, "the lambda's source is ambiguous (several lambdas on its lines)"
+            return None, say("lambda_ambiguous")
         return lambdas[0], None
     defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             and n.name == fn.__name__]
     if not defs:
-        return None, f"the definition of `{name}` was not found in its source"
+        return None, say("def_missing", name=name)
     return defs[0], None
 
 
@@ -359,15 +359,15 @@ def _source_rule(what, find, find_all=None):
                 walked.append((f, node, helpers))
                 found = find(node, f)
                 if found:
-                    name = getattr(f, "__name__", "?")
-                    where = "" if f is fn else f" (in helper `{name}`)"
-                    return f"{found}{where}: {what}"
+                    if f is fn:
+                        return say("source_rule", found=found, rule=what)
+                    return say("source_rule_helper", found=found,
+                               name=getattr(f, "__name__", "?"), rule=what)
             found = find_all(walked) if find_all else None
             if found:
-                return f"{found}: {what}"
+                return say("source_rule", found=found, rule=what)
         except _NoSource as err:
-            return (f"cannot check the rule \u201c{what}\u201d: {err}. Define your solution with "
-                    "`def` in a notebook cell or a .py file")
+            return say("no_source", rule=what, cause=err)
         return None
 
     return check_source
@@ -385,7 +385,7 @@ def _first_offender(node, predicate):
     if not hits:
         return None
     line, _, hit = min(hits)
-    return f"{hit} (line {line} of the function)"
+    return say("at_line", found=hit, line=line)
 
 
 def _first_alias(fn, node, flagged):
@@ -396,9 +396,9 @@ def _first_alias(fn, node, flagged):
         except Exception:  # an exotic object: not an alias of anything we look for
             what = None
         if what and what != text:
-            return f"uses `{text}`, which is `{what}` (line {line} of the function)"
+            return say("at_line", found=say("alias", name=text, target=what), line=line)
         if what:
-            return f"uses `{text}` (line {line} of the function)"
+            return say("at_line", found=say("uses", name=text), line=line)
     return None
 
 
@@ -417,8 +417,7 @@ def _dynamic_lookup(n):
         return None
     if name is None:
         return None
-    return (f"uses `{name}` (a name looked up while the code runs could hide a forbidden one, so "
-            "such lookups are not allowed here)")
+    return say("dynamic_lookup", name=name)
 
 
 def _imported(n) -> list:
@@ -438,7 +437,7 @@ def _recursion(walked):
         while stack:
             current = stack.pop()
             if current == start:
-                return f"`{names[start]}` calls itself (recursion is a loop too)"
+                return say("recursion", name=names[start])
             if current not in seen:
                 seen.add(current)
                 stack.extend(graph.get(current, ()))
@@ -453,8 +452,7 @@ def _nested_recursion(node):
                 if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                         and call.func.id == inner.name):
                     line = call.lineno - _first_line(node) + 1
-                    return (f"`{inner.name}` calls itself (recursion is a loop too) "
-                            f"(line {line} of the function)")
+                    return say("at_line", found=say("recursion", name=inner.name), line=line)
     return None
 
 
@@ -478,11 +476,11 @@ def no_loops() -> Rule:
                 n.attr in _LOOP_ATTRIBUTES
                 or isinstance(n.value, ast.Name)
                 and n.attr in _LOOP_MODULE_ATTRIBUTES.get(modules.get(n.value.id), ())):
-            return f"`.{n.attr}` (it runs a Python loop)"
+            return say("looping_attribute", name=n.attr)
         if isinstance(n, ast.ImportFrom) and n.module in _LOOP_MODULE_ATTRIBUTES:
             looping = [a.name for a in n.names if a.name in _LOOP_MODULE_ATTRIBUTES[n.module]]
             if looping:
-                return f"imports `{n.module}.{looping[0]}` (it runs a Python loop)"
+                return say("looping_import", name=f"{n.module}.{looping[0]}")
         return _dynamic_lookup(n)
 
     def module_names(node):
@@ -503,6 +501,7 @@ def no_loops() -> Rule:
         if found:
             return found
         found = _first_alias(fn, node, loop_function)
+        # "uses `f` (line 2 ...)" -> "uses `f` (a Python loop in disguise) (line 2 ...)"
         return found and found.replace(" (line", " (a Python loop in disguise) (line", 1)
 
     def variants(solution, arg_names):
@@ -524,8 +523,8 @@ def no_loops() -> Rule:
             "mapped", {"_solution": solution})
         return [("a Python loop", loop), ("a list comprehension", comp), ("a loop hidden in map", mapped)]
 
-    what = "no Python loops allowed here"
-    return Rule("no Python loops (for, while, comprehensions, map/filter/reduce, recursion)",
+    what = say("no_loops_here")
+    return Rule(say("no_loops"),
                 check_source=_source_rule(what, find, _recursion),
                 wrong_variants=variants)
 
@@ -540,10 +539,10 @@ class _BannedWatch(Watch):
     def before(self, func, args, kwargs):
         name = torch_name(func)
         if set(name.split(".")) & self.names:
-            return f"your function ran `{name}`: {self.what}"
+            return say("ran_banned", name=name, rule=self.what)
         keywords = sorted(set(kwargs) & self.names)
         if keywords:
-            return f"your function passed `{keywords[0]}=` to `{name}`: {self.what}"
+            return say("passed_banned", keyword=keywords[0], name=name, rule=self.what)
         return None
 
 
@@ -573,19 +572,20 @@ def banned(*names: str, reason: str = "") -> Rule:
         raise ValueError(f"banned: names must be identifiers, got {names!r}")
     banned_set = frozenset(names)
     listing = ", ".join(f"`{n}`" for n in names)
-    what = f"do not use {listing}" + (f" ({reason})" if reason else "")
+    what = say("do_not_use_because", names=listing, reason=reason) if reason else say(
+        "do_not_use", names=listing)
 
     def syntax(n, own_names):
         if isinstance(n, ast.Name) and n.id in banned_set and n.id not in own_names:
-            return f"uses `{n.id}`"
+            return say("uses", name=n.id)
         if isinstance(n, ast.Attribute) and n.attr in banned_set:
-            return f"uses `.{n.attr}`"
+            return say("uses_attribute", name=n.attr)
         if isinstance(n, ast.keyword) and n.arg in banned_set:
-            return f"passes `{n.arg}=`"
+            return say("passes_keyword", name=n.arg)
         if isinstance(n, (ast.Import, ast.ImportFrom)):
             for dotted in _imported(n):
                 if set(dotted.split(".")) & banned_set:
-                    return f"imports `{dotted}`"
+                    return say("imports", name=dotted)
         return _dynamic_lookup(n)
 
     def alias(obj):
@@ -654,8 +654,7 @@ def view_of(arg: int | str = 0) -> Rule:
             if base_bytes == 0 and storage.nbytes() == 0:
                 continue  # nothing to copy, nothing to share
             if storage.data_ptr() != base_ptr:
-                return (f"the result is not a view of `{name}`: it has its own storage "
-                        f"({storage.nbytes()} bytes were copied)")
+                return say("not_a_view", name=name, n=storage.nbytes())
         return None
 
     def variants(solution, arg_names):
@@ -665,7 +664,7 @@ def view_of(arg: int | str = 0) -> Rule:
         return [("a copy (.clone()) instead of a view", cloned)]
 
     label = arg if isinstance(arg, str) else f"argument {arg}"
-    return Rule(f"the result must be a view of {label} (no copy)", check_call=check_call,
+    return Rule(say("must_be_view", arg=label), check_call=check_call,
                 wrong_variants=variants)
 
 
@@ -684,7 +683,7 @@ def max_new_bytes(limit) -> Rule:
         allowed = limit(*call.args) if callable(limit) else limit
         used = new_storage_bytes(call.result, call.args)
         if used > allowed:
-            return f"the result allocates {used} bytes of new storage; at most {allowed} are allowed"
+            return say("too_many_bytes", used=used, allowed=allowed)
         return None
 
     def variants(solution, arg_names):
@@ -701,7 +700,7 @@ def max_new_bytes(limit) -> Rule:
             return view
         return [("a result backed by too much new memory", padded)]
 
-    text = "a limit on new memory" if callable(limit) else f"at most {limit} bytes of new storage"
+    text = say("new_memory_limit") if callable(limit) else say("new_bytes_at_most", limit=limit)
     return Rule(text, check_call=check_call, wrong_variants=variants)
 
 
@@ -718,8 +717,7 @@ class _AllocationWatch(Watch):
             storage = t.untyped_storage()
             if storage.nbytes() and storage.data_ptr() not in inputs:
                 name = torch_name(func).removeprefix("torch.")
-                return (f"`{name}` made a new {storage.nbytes()}-byte tensor; write into "
-                        f"`{self.into}` instead")
+                return say("allocated", name=name, n=storage.nbytes(), into=self.into)
         return None
 
 
@@ -746,5 +744,5 @@ def allocates_nothing(into: str) -> Rule:
             return solution(*args)
         return [("a temporary tensor", temporary)]
 
-    return Rule(f"no new tensor is allocated inside the function (write into `{into}`)",
+    return Rule(say("allocates_nothing", name=into),
                 watch=lambda args, arg_names: _AllocationWatch(into), wrong_variants=variants)

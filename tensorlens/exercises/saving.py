@@ -24,6 +24,7 @@ from safetensors.torch import save as safetensors_save
 
 from . import rules
 from ._core import exercise
+from ._messages import say
 from .strategies import make_tensor, st, tensors
 
 # ---------------------------------------------------------------- compact_for_saving
@@ -44,12 +45,10 @@ def _check_compact(call):
         return None  # the value comparison has already said what is wrong
     held = result.untyped_storage().nbytes()
     if held > _needed_bytes(result):
-        return (f"the result still sits on {held} bytes of storage for {_needed_bytes(result)} "
-                "bytes of elements: torch.save would write all of them")
+        return say("storage_too_big", held=held, needed=_needed_bytes(result))
     copied = result.untyped_storage().data_ptr() != t.untyped_storage().data_ptr()
     if _is_compact(t) and held > 0 and copied:
-        return (f"the input already holds only the bytes it needs ({t.untyped_storage().nbytes()}), "
-                "yet the result is a copy: copy only when it saves bytes")
+        return say("needless_copy", n=t.untyped_storage().nbytes())
     return None
 
 
@@ -187,12 +186,9 @@ def _check_snapshot(call):
     inside = {t.untyped_storage().data_ptr() for t in inputs}
     for i, t in enumerate(result):
         if t.untyped_storage().data_ptr() in inside:
-            return (f"item {i} of the result shares memory with an input: a later training step "
-                    "would change the snapshot")
+            return say("snapshot_shares", i=i)
     if _groups(result) != _groups(inputs):
-        return ("the items share memory differently from the inputs: "
-                f"inputs {_groups(inputs)}, result {_groups(result)} (each number is the first "
-                "item on the same storage)")
+        return say("snapshot_links", inputs=_groups(inputs), result=_groups(result))
     return None
 
 
