@@ -249,3 +249,21 @@ def test_importing_without_torch_says_it_in_the_language_the_environment_names()
                          text=True, env={**os.environ, "TENSORLENS_LANGUAGE": "zh_CN"})
     assert run.returncode == 1
     assert "TorchMissingError: tensorlens 需要 PyTorch 2.11 或更高版本" in run.stderr
+
+
+@pytest.mark.parametrize("result", [
+    CheckResult("basics.tiles", "fail", "the result has the right shape and dtype but wrong values",
+                EXERCISES["basics.tiles"].title,
+                (("input", "x = shape (2,), dtype torch.int64, stride (1,), storage offset 0\n"
+                           "    tensor([1, 2])"), ("expected", "int: 3"), ("got", "int: 4")),
+                EXERCISES["basics.tiles"].hint),
+    CheckResult("basics.tiles", "pass", "passed", EXERCISES["basics.tiles"].title,
+                tried="3 edge cases and 40 generated inputs"),
+    CheckResult("basics.tiles", "error", "your function raised ValueError: boom (x: 1)",
+                EXERCISES["basics.tiles"].title, hint=EXERCISES["basics.tiles"].hint),
+    CheckResult("basics.tilez", "unknown", "there is no exercise 'basics.tilez'. Did you mean: "
+                "basics.tiles?"),
+], ids=["fail-with-hint", "pass", "error", "unknown"])
+def test_a_report_reads_back_from_its_text(result):
+    assert _render.parse_text(_render.text(result, "en")) == result
+    assert CJK.search(_render.text(result, "zh_CN", strict=True))

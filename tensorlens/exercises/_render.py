@@ -179,7 +179,7 @@ def html(result, language: str | None = None, strict: bool = False) -> str:
 
 # ---------------------------------------------------------------- a stored report, read back
 
-_HEAD = re.compile(r"(?P<mark>\S) (?P<id>\S+)(?P<rest>.*)", re.S)
+_HEAD = re.compile(r"(?P<mark>\S) (?P<id>\S+?)(?P<rest>(?: \(|: ).*)", re.S)
 _DETAIL = re.compile(r"  (?P<label>\w+):\s*(?P<body>.*)")
 
 
