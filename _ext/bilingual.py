@@ -1,6 +1,7 @@
 """The book in two languages: a link on every page to the same page in the other language, and
-the footnote references of translated paragraphs, the labels of the code toggles and the table
-of contents' captions; on the Chinese pages, launch and download buttons that open the Chinese
+the footnote references of translated paragraphs, the labels of the code toggles, the table
+of contents' captions and the stored check reports (rendered in Chinese by tensorlens); on the
+Chinese pages, launch and download buttons that open the Chinese
 notebooks (``notebooks/zh``).
 
 The English book is built at ``_build/html``, the Chinese one (``language: zh_CN``, from the
@@ -142,6 +143,56 @@ class TranslatedFootnotes(SphinxTransform):
                 parent.replace(text, [p for p in pieces if not isinstance(p, nodes.Text) or p])
 
 
+def _zh_reports(notebook: Path) -> dict:
+    """The check reports stored in the English notebook ``notebook``: English HTML -> Chinese
+    HTML, rendered by tensorlens (``translate_bundle``: strict, as scripts/zh_notebooks.py
+    writes the Chinese notebooks). A report whose text has no translation maps to None."""
+    import json
+
+    from tensorlens.exercises import _render
+    from tensorlens.exercises._messages import Untranslated
+
+    table = {}
+    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            html = "".join(data.get("text/html", ""))
+            if 'class="tl-check ' in html:
+                try:
+                    table[html.strip()] = _render.translate_bundle(data, ZH)["text/html"]
+                except (Untranslated, ValueError):
+                    table[html.strip()] = None
+    return table
+
+
+class TranslatedCheckReports(SphinxTransform):
+    """On a Chinese page, each ``tl.check`` report the notebook stored (its HTML, the
+    ``tl-check`` box) is the English one rendered in Chinese by tensorlens. A report without a
+    translation is a warning, which the -W build turns into an error."""
+
+    default_priority = 25
+
+    def apply(self, **kwargs):
+        if self.config.language != ZH:
+            return
+        raws = [n for n in self.document.findall(nodes.raw)
+                if 'class="tl-check ' in n.astext() and n.get("format") == "html"]
+        notebook = Path(self.env.srcdir, f"{self.env.docname}.ipynb")
+        if not raws or not notebook.exists():
+            return
+        from sphinx.util import logging
+
+        table = _zh_reports(notebook)
+        for node in raws:
+            chinese = table.get(node.astext().strip())
+            if chinese is None:
+                logging.getLogger(__name__).warning(
+                    "%s: a check report has no Chinese (tensorlens/exercises/zh_CN.json): %s",
+                    self.env.docname, node.astext()[:80], location=node)
+                continue
+            node.replace(node[0], nodes.Text(chinese))
+
+
 def switch_link(pagename: str, language: str) -> dict:
     """Where the same page is in the other language, relative to ``pagename``'s own folder."""
     up = "../" * pagename.count("/")
@@ -231,4 +282,5 @@ def setup(app):
     app.add_transform(TranslatedFootnotes)
     app.add_transform(TranslatedPrompts)
     app.add_transform(TranslatedCaptions)
+    app.add_transform(TranslatedCheckReports)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -6,7 +6,11 @@
 A Chinese notebook is its English notebook with each markdown cell's messages replaced by their
 translations from the page's catalog (``locales/zh_CN/LC_MESSAGES/notebooks/<page>.po``). Code
 cells, their outputs, the widget state and the metadata stay byte for byte the English
-notebook's, so what nbval proves of one holds for the other (tests/test_i18n.py checks it). The
+notebook's, but for two changes that tests/test_zh_notebooks.py holds to exactly: the setup
+cell switches tensorlens to Chinese (``TENSORLENS_LANGUAGE``) and says pip's failure in Chinese
+(:func:`zh_setup_cell`), and each stored ``tl.check`` report is the English one rendered in
+Chinese by tensorlens (:func:`zh_outputs`: read back from its text, checked to render as
+stored, rendered in Chinese), so what nbval proves of the English notebook holds for it. The
 Chinese book's Colab, Binder and download buttons open these notebooks, and ``make student
 EDITION=zh`` and ``make assignments EDITION=zh`` build class material from them.
 
@@ -58,6 +62,62 @@ def translate_markdown(text: str, table: dict[str, str]) -> tuple[str, set[str]]
     return "".join(pieces) + text[last:], placed
 
 
+#: the Chinese setup cell is the English one (README's) with these lines changed, and no other:
+#: the language switch goes in before tensorlens is imported (so that its torch check speaks
+#: Chinese too), and the message of pip's failure is in Chinese
+SETUP_ANCHOR = "import importlib.util\n"
+SETUP_ADDED = ('import os\n'
+               'os.environ["TENSORLENS_LANGUAGE"] = "zh_CN"  # tensorlens 的检查报告和提示用中文\n')
+SETUP_ENGLISH_ERROR = (
+    '            "pip could not install tensorlens (its message is above). Check "\n'
+    '            "the network and run this cell again, or run `pip install "\n'
+    '            f"\'{PACKAGE}\'` in a terminal and restart the kernel.")\n')
+SETUP_CHINESE_ERROR = (
+    '            "pip 没能安装 tensorlens（它的报错信息在上方）。请检查网络后重新运行"\n'
+    '            "本单元格，或者在终端中运行 `pip install "\n'
+    '            f"\'{PACKAGE}\'`，然后重启内核。")\n')
+
+
+def zh_setup_cell(source: str) -> str:
+    """The Chinese form of the setup cell ``source`` (README's setup cell).
+
+    Raises
+    ------
+    ValueError
+        If ``source`` is not that cell (the lines to change are not each there once).
+    """
+    for line in (SETUP_ANCHOR, SETUP_ENGLISH_ERROR):
+        if source.count(line) != 1:
+            raise ValueError(f"not README's setup cell: it lacks {line.splitlines()[0].strip()!r}")
+    return (source.replace(SETUP_ANCHOR, SETUP_ANCHOR + SETUP_ADDED)
+            .replace(SETUP_ENGLISH_ERROR, SETUP_CHINESE_ERROR))
+
+
+def is_setup_cell(cell) -> bool:
+    return cell.cell_type == "code" and cell.source.startswith("# Setup: installs tensorlens")
+
+
+def is_check_report(output) -> bool:
+    """An output that is a ``tl.check`` report (its HTML is tensorlens's ``tl-check`` box)."""
+    html = output.get("data", {}).get("text/html", "")
+    return 'class="tl-check ' in ("".join(html) if isinstance(html, list) else html)
+
+
+def zh_outputs(outputs: list) -> list:
+    """A code cell's outputs in the Chinese notebook: each check report rendered in Chinese
+    from the English one by tensorlens (the same renderer a Chinese kernel uses), strictly (a
+    text without a translation raises); every other output as it is."""
+    from tensorlens.exercises import _render
+
+    out = []
+    for output in outputs:
+        if is_check_report(output):
+            output = nbformat.from_dict({**output, "data": _render.translate_bundle(output["data"],
+                                                                                    "zh_CN")})
+        out.append(output)
+    return out
+
+
 def zh_notebook(english: Path):
     """The Chinese notebook of the English notebook ``english``, and the translated messages
     that are in none of its markdown cells (none, unless the catalog is behind the page)."""
@@ -69,6 +129,10 @@ def zh_notebook(english: Path):
         if cell.cell_type == "markdown":
             cell.source, found = translate_markdown(cell.source, table)
             placed |= found
+        elif cell.cell_type == "code":
+            if is_setup_cell(cell):
+                cell.source = zh_setup_cell(cell.source)
+            cell.outputs = zh_outputs(cell.outputs)
     return nb, sorted(set(table) - placed)
 
 
