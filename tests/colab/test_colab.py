@@ -20,8 +20,9 @@ Python, torch, ipywidgets and anywidget) and then does what a learner's first ce
 5. **The chapters**: every chapter's Chinese notebook (``notebooks/zh/*.ipynb``) runs top to
    bottom in its own fresh kernel and folder, two at a time (kernels forked from one that
    imported Colab's torch once: ``tests/kernel_zygote.py``); only cells tagged
-   ``raises-exception`` may raise. Its code cells are its English notebook's, byte for byte
-   (``tests/test_zh_notebooks.py``), so this one run covers both editions' code on Colab.
+   ``raises-exception`` may raise. Its code cells are its English notebook's, byte for byte but
+   for the setup cell's stated lines (the language, pip's failure in Chinese:
+   ``tests/test_zh_notebooks.py``), so this one run covers both editions' code on Colab.
    Outputs are not compared (error texts differ between torch versions; nbval compares the
    English notebooks' on the pinned stack).
 
