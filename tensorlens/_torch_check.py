@@ -58,7 +58,7 @@ def torch_problem(version: str | None, language: str | None = None) -> str | Non
     >>> torch_problem("2.5.1", "en").split(";")[0]
     'tensorlens needs PyTorch 2.11 or later, and this Python has 2.5.1'
     """
-    words = MESSAGES[validate(language) if language is not None else get_language()]
+    words = MESSAGES[validate(language, "torch_problem") if language is not None else get_language()]
     facts = {"need": ".".join(map(str, MIN_TORCH)), "version": version, "cpu_index": CPU_INDEX,
              "restart": words["restart"]}
     if version is None:

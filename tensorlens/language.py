@@ -26,8 +26,8 @@ LANGUAGE_ENV = "TENSORLENS_LANGUAGE"
 _chosen: str | None = None  # set_language's choice; None follows the environment
 
 
-def validate(language) -> str:
-    """``language`` itself if tensorlens speaks it.
+def validate(language, caller: str = "set_language") -> str:
+    """``language`` itself if tensorlens speaks it (``caller`` names the function in messages).
 
     Raises
     ------
@@ -37,10 +37,10 @@ def validate(language) -> str:
         If it is not one of :data:`LANGUAGES` (the message names it and the choices).
     """
     if not isinstance(language, str):
-        raise TypeError(f"set_language: language must be a string such as 'zh_CN', got "
+        raise TypeError(f"{caller}: language must be a string such as 'zh_CN', got "
                         f"{type(language).__name__} {language!r}")
     if language not in LANGUAGES:
-        raise ValueError(f"set_language: unknown language {language!r}; tensorlens speaks "
+        raise ValueError(f"{caller}: unknown language {language!r}; tensorlens speaks "
                          + ", ".join(repr(x) for x in LANGUAGES))
     return language
 

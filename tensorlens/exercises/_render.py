@@ -84,7 +84,7 @@ class _Words:
     """A result's words in one language: the labels, and its English texts translated."""
 
     def __init__(self, result, language: str | None, strict: bool):
-        self.language = get_language() if language is None else validate(language)
+        self.language = get_language() if language is None else validate(language, "render")
         self.strict, self.result = strict, result
         table = catalog(self.language)
         self.words = table.get("words", WORDS)
