@@ -302,6 +302,9 @@ def fill(po: Path, translations: Path) -> int:
             entry.flags.remove("fuzzy")
         entry.previous_msgid = None
     catalog.save()
+    if po.resolve().is_relative_to(quiz_messages.QUIZ_CATALOGS):
+        for line in quiz_messages.export():
+            print(line)
     left = sum(1 for e in catalog if not e.msgstr or "fuzzy" in e.flags)
     print(f"{po.relative_to(ROOT)}: {len(blocks) // 2 - bad} filled, {bad} refused, {left} left")
     return 1 if bad else 0

@@ -8,7 +8,10 @@ in both books) and a title other than the two the quiz translates itself. The Ch
 the translations into the state it draws (``_ext/bilingual.py``); the answers, the accepted
 spellings and the code spans of every message stay as written, so a quiz checks the same answers
 in both languages. ``scripts/i18n.py`` keeps these catalogs with the pages' (update, stat,
-todo, fill, outdated).
+todo, fill, outdated). Their translations also go into the package, ``PACKAGE_TABLE`` (written
+by ``update`` and ``fill``, or ``python scripts/quiz_messages.py``): ``tensorlens.Quiz`` in a
+Chinese kernel (``TENSORLENS_LANGUAGE``, as the Chinese notebooks' setup cell sets it) asks its
+questions in Chinese from it.
 """
 
 from __future__ import annotations
@@ -106,6 +109,30 @@ def translate_state(state: dict, table: dict[str, str]) -> tuple[dict, list[str]
     return state, missing
 
 
+#: the quizzes' Chinese words as tensorlens ships them, for a Chinese kernel (tensorlens.Quiz)
+PACKAGE_TABLE = ROOT / "tensorlens" / "widgets" / "zh_CN_quizzes.json"
+
+
+def package_table() -> str:
+    """Every quiz catalog's translated messages, page by page (a word such as "both" may read
+    differently on two pages), as the text of ``PACKAGE_TABLE``."""
+    pages = {po.stem: translations(po.stem) for po in sorted(QUIZ_CATALOGS.glob("*.po"))}
+    return json.dumps({"about": "The quizzes' Chinese words, page by page, from "
+                                "locales/zh_CN/quizzes/*.po (written by scripts/quiz_messages.py; "
+                                "do not edit): tensorlens.Quiz reads them in a Chinese kernel.",
+                       "pages": {page: dict(sorted(t.items())) for page, t in pages.items() if t}},
+                      ensure_ascii=False, indent=0) + "\n"
+
+
+def export() -> list[str]:
+    """Write ``PACKAGE_TABLE`` when the catalogs changed it."""
+    text = package_table()
+    if PACKAGE_TABLE.exists() and PACKAGE_TABLE.read_text(encoding="utf-8") == text:
+        return []
+    PACKAGE_TABLE.write_text(text, encoding="utf-8")
+    return [f"wrote {PACKAGE_TABLE.relative_to(ROOT)}"]
+
+
 def update() -> list[str]:
     """Catalogs follow the notebooks: one per page with a quiz, its messages those of the page's
     quizzes; a kept message keeps its translation, a new or changed one waits for its own."""
@@ -133,7 +160,7 @@ def update() -> list[str]:
         if not po.exists() or po.read_text(encoding="utf-8") != text:
             po.write_text(text, encoding="utf-8")
             done.append(f"wrote {po.relative_to(ROOT)}")
-    return done
+    return done + export()
 
 
 def out_of_date() -> list[str]:
@@ -152,4 +179,11 @@ def out_of_date() -> list[str]:
     for po in QUIZ_CATALOGS.glob("*.po"):
         if po.stem not in pages:
             problems.append(f"{po.stem}: a quiz catalog for a page that is gone (run make i18n)")
+    if not PACKAGE_TABLE.exists() or PACKAGE_TABLE.read_text(encoding="utf-8") != package_table():
+        problems.append(f"{PACKAGE_TABLE.relative_to(ROOT)} is not the catalogs' translations "
+                        "(run make i18n, or python scripts/quiz_messages.py)")
     return problems
+
+
+if __name__ == "__main__":
+    print("\n".join(export()) or f"{PACKAGE_TABLE.relative_to(ROOT)} is current")

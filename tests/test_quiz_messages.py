@@ -98,3 +98,35 @@ def test_every_quiz_reads_in_chinese_with_the_same_answers(notebook):
         for q, t in zip(before["questions"], after["questions"]):
             assert (t["answer"], t.get("accept")) == (q["answer"], q.get("accept"))
             assert any("\u4e00" <= ch <= "\u9fff" for ch in t["question"] + t["explain"])
+
+
+def test_the_package_holds_the_catalogs_translations():
+    """tensorlens/widgets/zh_CN_quizzes.json is what the catalogs say (make i18n writes it)."""
+    assert quiz_messages.PACKAGE_TABLE.read_text(encoding="utf-8") == quiz_messages.package_table()
+
+
+@pytest.mark.parametrize("notebook", QUIZ_PAGES, ids=lambda p: p.stem)
+def test_a_quiz_made_in_a_chinese_kernel_is_the_chinese_books(notebook):
+    """tl.Quiz built from a page's questions after set_language("zh_CN") holds what the Chinese
+    book draws for that page (translate_state over the stored widget state); in English, what
+    the English notebook stores."""
+    import tensorlens as tl
+
+    state = json.loads(notebook.read_text(encoding="utf-8"))["metadata"]["widgets"]
+    translated, _ = quiz_messages.translate_state(state, quiz_messages.translations(notebook.stem))
+    for english, chinese in zip(quiz_messages.quiz_models(state),
+                                quiz_messages.quiz_models(translated)):
+        given = [{k: v for k, v in q.items() if v is not None} for q in english["questions"]]
+        en = tl.Quiz(given, title=english["title"])
+        tl.set_language("zh_CN")
+        try:
+            zh = tl.Quiz(given, title=english["title"])
+        finally:
+            tl.set_language("en")
+
+        def shown(questions):  # the accepted spellings, normalized once more, aside
+            return [{k: v for k, v in q.items() if k != "accept"} for q in questions]
+
+        assert (shown(en.questions), en.title) == (shown(english["questions"]), english["title"])
+        assert (shown(zh.questions), zh.title) == (shown(chinese["questions"]), chinese["title"])
+        assert [q["accept"] for q in zh.questions] == [q["accept"] for q in en.questions]

@@ -4,16 +4,23 @@ Contract: the widget holds the questions in the synced trait ``questions`` and i
 (``tensorlens/widgets/static/quiz.js``) checks every answer itself, so it works in the static book.
 Questions are validated here (ValueError/TypeError naming the question and key); the normalized
 form of free-text answers is computed by :func:`normalize_answer` in Python and by the same rule in
-JS (the tests compare the two). ``repr`` is deterministic: ``Quiz(3 questions)``.
+JS (the tests compare the two). ``repr`` is deterministic: ``Quiz(3 questions)``. In a Chinese
+kernel (``tensorlens.set_language("zh_CN")`` or ``TENSORLENS_LANGUAGE``) the book's quizzes ask
+their questions in Chinese (``zh_CN_quizzes.json``, exported from the quiz catalogs by
+``scripts/quiz_messages.py``); the answers stay the same.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from pathlib import Path
 
 import anywidget
 import traitlets
 
+from ..language import get_language
 from ._esm import load_css, load_esm
 
 __all__ = ["Quiz", "normalize_answer"]
@@ -103,6 +110,32 @@ def _validate(questions) -> list[dict]:
     return out
 
 
+#: the titles quiz.js translates by itself
+_OWN_TITLES = {"Check yourself", "Predict the result"}
+
+
+@functools.cache
+def _chinese() -> dict:
+    """The book's quiz messages in Chinese, page by page (``zh_CN_quizzes.json``, from the quiz
+    catalogs)."""
+    path = Path(__file__).with_name("zh_CN_quizzes.json")
+    return json.loads(path.read_text(encoding="utf-8"))["pages"]
+
+
+def _in_chinese(questions: list, title: str) -> tuple[list, str]:
+    """The questions and title in Chinese as the page of the book that asks them has them (the
+    page whose catalog holds every question; a quiz the book does not have stays as written).
+    Answers, accepted spellings and the choices that are code stay as they are, so the same
+    answers are right."""
+    table = next((t for t in _chinese().values() if all(q["question"] in t for q in questions)),
+                 {})
+    out = [{**q, "question": table.get(q["question"], q["question"]),
+            "explain": table.get(q["explain"], q["explain"]),
+            "choices": None if q["choices"] is None else [table.get(c, c) for c in q["choices"]]}
+           for q in questions]
+    return out, title if title in _OWN_TITLES else table.get(title, title)
+
+
 class Quiz(anywidget.AnyWidget):
     """Predict-the-result questions, answered and checked in the browser.
 
@@ -138,7 +171,10 @@ class Quiz(anywidget.AnyWidget):
     def __init__(self, questions, title: str = "Check yourself", **kwargs):
         if not isinstance(title, str):
             raise TypeError(f"Quiz: title must be a string, got {type(title).__name__}")
-        super().__init__(questions=_validate(questions), title=title, **kwargs)
+        questions = _validate(questions)
+        if get_language() == "zh_CN":
+            questions, title = _in_chinese(questions, title)
+        super().__init__(questions=questions, title=title, **kwargs)
 
     def __repr__(self) -> str:
         n = len(self.questions)
