@@ -145,14 +145,16 @@ def english_notebooks() -> list[Path]:
     return sorted(NOTEBOOKS.glob("*.ipynb"))
 
 
-def stale() -> list[str]:
-    """The Chinese notebooks that are missing, out of date or left over from a page that is gone."""
+def stale(generate=None) -> list[str]:
+    """The Chinese notebooks that are missing, out of date or left over from a page that is gone
+    (``generate``: what makes a page's Chinese notebook, :func:`zh_notebook` unless given)."""
+    generate = generate or zh_notebook
     problems = []
     for english in english_notebooks():
         target = ZH / english.name
         if not target.exists():
             problems.append(f"{target.relative_to(ROOT)}: missing")
-        elif target.read_text(encoding="utf-8") != text_of(zh_notebook(english)[0]):
+        elif target.read_text(encoding="utf-8") != text_of(generate(english)[0]):
             problems.append(f"{target.relative_to(ROOT)}: out of date")
     names = {p.name for p in english_notebooks()}
     problems += [f"{p.relative_to(ROOT)}: its page is gone" for p in sorted(ZH.glob("*.ipynb"))
