@@ -124,7 +124,8 @@ $(LAB_SETTINGS): scripts/lab-overrides.json $(STAMP)
 	mkdir -p $(@D) && cp $< $@
 
 # Regenerate each chapter's .ipynb from its text source and execute it, only where they differ;
-# then the Chinese notebooks (notebooks/zh: the same cells, markdown from the catalogs).
+# then the Chinese notebooks (notebooks/zh: markdown from the catalogs, the same code but for the
+# setup cell's stated lines, check reports rendered in Chinese).
 sync: setup
 	$(PY) scripts/sync_notebooks.py
 	$(PY) scripts/zh_notebooks.py

@@ -34,10 +34,12 @@ import tempfile
 from pathlib import Path
 
 # What the zygote imports before forking. Importing runs no torch operator, so no thread pool
-# (OpenMP's included) exists yet when a kernel is forked. No generator is seeded yet either:
-# Python's random reseeds itself in a forked child, and numpy.random loads on first use.
+# (OpenMP's included) exists yet when a kernel is forked. Each kernel gets generators of its own:
+# Python's random reseeds itself in a forked child, and each child seeds numpy.random from the OS.
 # torch._dynamo loads on a notebook's first optimizer or torch.compile (about 3.5 CPU-seconds
-# here, in a dozen chapters); loading it runs no operator and starts no thread either.
+# here, in a dozen chapters); loading it runs no operator and starts no thread either. It also
+# sets TORCHINDUCTOR_CACHE_DIR in the environment to its default, which Inductor sets again when
+# it first needs the folder and which a kernel's environment, given whole, does not keep.
 PRELOAD = ("torch", "numpy", "ipykernel.kernelapp", "matplotlib.pyplot", "torch._dynamo")
 SOCKET_ENV = "TENSOR_VIEWS_KERNEL_ZYGOTE"
 # Variables that native code may read while PRELOAD loads (OpenMP, allocators, the loader,
@@ -90,6 +92,9 @@ def _start_kernel(request: dict, fds: list[int]):
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:  # torch._dynamo loads it: seeded from the OS, as a fresh import is
+        numpy_random.seed()
     import ipykernel_launcher
     sys.argv = [ipykernel_launcher.__file__, *request["arguments"]]
     code = 0
@@ -120,8 +125,9 @@ def serve(socket_path: str):
         del sys.path[0]  # this file's folder: ipykernel_launcher's kernels don't have it
     for variable, value in _KERNEL_DEFAULTS.items():
         os.environ.setdefault(variable, value)
+    before = dict(os.environ)  # torch._dynamo's import sets TORCHINDUCTOR_CACHE_DIR, a memo
     read = _preload()
-    zygote_env = _import_time_env(os.environ, read)
+    zygote_env = _import_time_env(before, read)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(socket_path)
     listener.listen(64)
