@@ -16,7 +16,7 @@ The colour rules judge each element with text by its own colours and those behin
 elements of a page look like elements of pages checked before (body text, code tokens, outputs,
 the sidebar). So each page gives axe's colour rules the elements whose *look* this test process
 has not yet seen in that theme: the computed colour, font, opacity and shadow of the element and
-its parent, and the background, opacity, filter and blend of every ancestor (``LOOKS``). An
+its parent, and the background, opacity, filter and blend of every ancestor (``RUN_PASS``: one axe run a pass, the colour rules on the elements it marks). An
 element that looks new anywhere is checked where it first appears; ``TENSOR_VIEWS_ALL_COLOURS=1``
 checks every element of every page. With ``TENSOR_VIEWS_SCREENSHOTS=1`` (``make screenshots``),
 each widget on each page is photographed in each theme to ``_build/screenshots/widgets/``.
