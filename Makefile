@@ -35,8 +35,9 @@ book: sync
 i18n: setup
 	$(PY) scripts/i18n.py update
 
-# Every stage, one after the other (scripts/test_stages.py: a log and the seconds of each):
-# colab-runtime, unit, notebooks, book-strict, test-colab, zip-book, browser, js. Each runs alone too.
+# Every stage, one after the other but for the build and the Colab stage, side by side
+# (scripts/test_stages.py: a log and the seconds of each): colab-runtime, unit, notebooks, sync,
+# book-strict | test-colab, zip-book, browser, js. Each runs alone too.
 test: setup chromium
 	$(PY) scripts/test_stages.py
 	@echo "make test: all test stages passed"

@@ -1,21 +1,27 @@
-"""make test's stages, one after the other, with each stage's log and seconds.
+"""make test's stages, step by step, with each stage's log and seconds.
 
     python scripts/test_stages.py            # what `make test` runs after `setup` and `chromium`
 
-A lane runs its stages (make targets) one after the other; lanes would run side by side. There
-is one lane: two lanes on two cores (unit and notebooks beside the runtime, the build and the
-browser) were measured slower in all (19 min against about 17), and the grading tests' time
-limits failed under the doubled load. Each stage's output goes to
-``_build/test-logs/<stage>.log`` and, line by line with the stage's name in front, to the
-terminal. A failing stage stops the run and its log tail is printed. The seconds of every stage,
-and the CPU-seconds its processes used (a stage that keeps both cores busy uses twice its
-seconds), go to ``_build/test-stages.json`` and into the last lines printed.
+A step runs its stages (make targets) side by side and ends when they all have; the steps run one
+after the other (``STEPS``). ``sync`` brings the notebooks up to date with their sources (nothing
+to do on a clean clone) before the book's build, which then leaves them be, and the Colab stage,
+which reads them, run side by side. They are the only step of two: the two
+builds (English, Chinese) and Colab's setup, which is mostly pip, each keep one core busy, so
+apart they leave a core idle much of the time. Every other stage keeps both cores busy on its
+own (the browser stage with three workers). Unit and notebooks side by side were measured slower,
+and the grading tests' time limits failed under the doubled load.
+
+Each stage's output goes to ``_build/test-logs/<stage>.log`` and, line by line with the stage's
+name in front, to the terminal. A failing stage ends the run after its step, and its log tail is
+printed. The seconds of every stage, and of every step the cores were busy (from
+``/proc/stat``, all processes: ``busy`` 2.0 is both cores busy all the step long), go to
+``_build/test-stages.json`` and into the last lines printed.
 """
 
 from __future__ import annotations
 
 import json
-import resource
+import os
 import subprocess
 import sys
 import threading
@@ -25,68 +31,87 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / "_build" / "test-logs"
 TIMES = ROOT / "_build" / "test-stages.json"
-LANES = [
-    ["colab-runtime", "unit", "notebooks", "book-strict", "test-colab", "zip-book", "browser", "js"],
-]
+STEPS = [["colab-runtime"], ["unit"], ["notebooks"], ["sync"], ["book-strict", "test-colab"],
+         ["zip-book"], ["browser"], ["js"]]
+#: what a stage's make is told besides its target: the build does not sync the notebooks again
+#: (the step before did) while the Colab stage reads them
+MAKE_ARGS = {"book-strict": ["-o", "sync"]}
 
 
-def _children_cpu() -> float:
-    """The CPU-seconds (user and system) of the ended processes this one has waited for, and of
-    theirs: a stage's CPU-seconds over its seconds is how many cores it kept busy."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def busy_core_seconds() -> float | None:
+    """The CPU-seconds every core of this machine has spent busy since boot (user, nice, system,
+    interrupts; not idle, waiting on the disk or stolen by the hypervisor), or None without
+    ``/proc/stat``."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields[:7])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 class Run:
     def __init__(self):
         self.failed: list[str] = []
         self.seconds: dict[str, float] = {}
-        self.cpu: dict[str, float] = {}
+        self.steps: list[dict] = []
         self.lock = threading.Lock()
 
-    def lane(self, stages: list[str]) -> None:
-        for stage in stages:
-            if self.failed:
-                return
-            start = time.monotonic()
-            used = _children_cpu()
-            log = LOGS / f"{stage}.log"
-            with log.open("w", encoding="utf-8") as out:
-                proc = subprocess.Popen(["make", "--no-print-directory", stage], cwd=ROOT,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        bufsize=1)
-                for line in proc.stdout:
-                    out.write(line)
-                    with self.lock:
-                        print(f"[{stage}] {line}", end="", flush=True)
-                code = proc.wait()
-            with self.lock:
-                self.seconds[stage] = round(time.monotonic() - start, 1)
-                self.cpu[stage] = round(_children_cpu() - used, 1)
-                print(f"[{stage}] finished in {self.seconds[stage]:.0f} s"
-                      f" ({self.cpu[stage]:.0f} CPU-s)"
-                      f"{'' if code == 0 else f' and FAILED (exit {code})'}", flush=True)
-                if code:
-                    self.failed.append(stage)
+    def stage(self, stage: str) -> None:
+        start = time.monotonic()
+        log = LOGS / f"{stage}.log"
+        with log.open("w", encoding="utf-8") as out:
+            proc = subprocess.Popen(["make", "--no-print-directory", *MAKE_ARGS.get(stage, []), stage],
+                                    cwd=ROOT,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                    bufsize=1)
+            for line in proc.stdout:
+                out.write(line)
+                with self.lock:
+                    print(f"[{stage}] {line}", end="", flush=True)
+            code = proc.wait()
+        with self.lock:
+            self.seconds[stage] = round(time.monotonic() - start, 1)
+            print(f"[{stage}] finished in {self.seconds[stage]:.0f} s"
+                  f"{'' if code == 0 else f' and FAILED (exit {code})'}", flush=True)
+            if code:
+                self.failed.append(stage)
+
+    def step(self, stages: list[str]) -> None:
+        start, busy = time.monotonic(), busy_core_seconds()
+        threads = [threading.Thread(target=self.stage, args=(stage,)) for stage in stages]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        seconds = time.monotonic() - start
+        cores = None if busy is None else round((busy_core_seconds() - busy) / seconds, 2)
+        self.steps.append({"stages": stages, "seconds": round(seconds, 1), "busy": cores})
+
+
+def _step_line(step: dict, seconds: dict[str, float]) -> str:
+    """``unit 206 (1.8)``, or ``book-strict 110 | test-colab 154: 156 (1.9)`` for a step of two."""
+    stages = " | ".join(f"{stage} {seconds[stage]:.0f}" for stage in step["stages"])
+    whole = f": {step['seconds']:.0f}" if len(step["stages"]) > 1 else ""
+    busy = "" if step["busy"] is None else f" ({step['busy']:.1f})"
+    return stages + whole + busy
 
 
 def main() -> int:
     LOGS.mkdir(parents=True, exist_ok=True)
     run = Run()
     start = time.monotonic()
-    threads = [threading.Thread(target=run.lane, args=(lane,)) for lane in LANES]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    for stages in STEPS:
+        run.step(stages)
+        if run.failed:
+            break
     total = round(time.monotonic() - start, 1)
-    TIMES.write_text(json.dumps({"stages": run.seconds, "cpu_seconds": run.cpu, "total": total}, indent=1) + "\n",
-                     encoding="utf-8")
+    TIMES.write_text(json.dumps({"stages": run.seconds, "steps": run.steps, "total": total},
+                                indent=1) + "\n", encoding="utf-8")
     for stage in run.failed:
         tail = (LOGS / f"{stage}.log").read_text(encoding="utf-8").splitlines()[-60:]
         print(f"\n===== {stage} failed; the end of _build/test-logs/{stage}.log:\n" + "\n".join(tail))
-    print("\nstage seconds (CPU-seconds): "
-          + ", ".join(f"{k} {v:.0f} ({run.cpu[k]:.0f})" for k, v in run.seconds.items())
+    print("\nseconds (cores busy): " + ", ".join(_step_line(step, run.seconds) for step in run.steps)
           + f"; {total:.0f} s in all")
     return 1 if run.failed else 0
 

@@ -1,4 +1,4 @@
-"""Shared pytest configuration: the hypothesis profiles, and the grading tests first.
+"""Shared pytest configuration: the hypothesis profiles, and the long tests first.
 
 ``ci`` (loaded when the environment variable ``CI`` is set) is derandomized and keeps no
 example database, so a CI run is reproducible and writes nothing. ``dev`` (the default) draws
@@ -9,6 +9,8 @@ than the default say so with their own ``@settings(max_examples=...)``.
 The modules marked ``grading`` (kernels and ``otter run``: minutes each, mostly waiting) are
 collected first, so that under ``-n 2 --dist loadfile`` (``make unit``) each starts at once on a
 worker of its own and the other tests fill in around them, instead of one of them starting last.
+The tests marked ``long`` (a live JupyterLab, a page drawn cell by cell: half a minute or so) go
+first for the same reason, under the browser stage's ``-n 3`` (which deals tests out one by one).
 """
 
 import os
@@ -21,4 +23,5 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 def pytest_collection_modifyitems(items):
-    items.sort(key=lambda item: item.get_closest_marker("grading") is None)  # stable: files keep their order
+    # stable: files keep their order
+    items.sort(key=lambda item: not (item.get_closest_marker("grading") or item.get_closest_marker("long")))

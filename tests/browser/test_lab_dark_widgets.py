@@ -11,9 +11,12 @@ go to ``_build/screenshots/jupyterlab-dark-*.png``.
 import re
 
 import nbformat
+import pytest
 
 from .test_accessibility import AXE, BLOCKING, TAGS, _report
 from .test_lab_sources import TOKEN, running_lab
+
+pytestmark = pytest.mark.long
 
 CELL = """\
 import torch

@@ -17,8 +17,11 @@ import time
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from .test_lab_sources import TOKEN, running_lab
+
+pytestmark = pytest.mark.long
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """\

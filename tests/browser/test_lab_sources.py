@@ -90,6 +90,7 @@ def lab(tmp_path):
         yield url, workdir
 
 
+@pytest.mark.long
 def test_a_source_opens_edits_and_saves_as_a_notebook(lab, browser, screenshots):
     url, workdir = lab
     source = workdir / f"{CHAPTER}.md"

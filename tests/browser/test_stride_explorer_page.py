@@ -101,6 +101,7 @@ def _mount(browser, widget):
     return page, page.locator(".tl-se").first, errors
 
 
+@pytest.mark.long
 def test_a_tiny_view_of_a_big_storage_draws_the_cells_it_reads(browser):
     import torch
 
