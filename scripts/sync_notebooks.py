@@ -102,6 +102,24 @@ def out_of_date(source: pathlib.Path) -> list[str]:
     return differences(notebook_from_source(source), nbformat.read(target, as_version=4))
 
 
+def join_streams(nb) -> None:
+    """Join each code cell's consecutive outputs to one stream (stdout, stderr) into one output.
+
+    A kernel sends a cell's printed text in as many messages as its output buffer was flushed,
+    which depends on how busy the machine was; joined, a cell stores the same outputs however it
+    ran (and the book draws one box for them). nbval joins them too before it compares."""
+    for cell in nb.cells:
+        joined = []
+        for output in cell.get("outputs", []):
+            if (output.output_type == "stream" and joined and joined[-1].output_type == "stream"
+                    and joined[-1].name == output.name):
+                joined[-1].text += output.text
+            else:
+                joined.append(output)
+        if cell.cell_type == "code":
+            cell.outputs = joined
+
+
 def execute(source: pathlib.Path) -> float:
     """Generate ``source``'s notebook, execute it in a fresh kernel and write it; the seconds taken.
 
@@ -111,6 +129,7 @@ def execute(source: pathlib.Path) -> float:
     NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     seconds = time.perf_counter() - start
+    join_streams(nb)
     nbformat.write(nb, notebook_path(source))
     return seconds
 

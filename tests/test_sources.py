@@ -141,3 +141,30 @@ def test_unknown_chapter_names_are_refused(capsys):
     with pytest.raises(SystemExit):
         sync.main(["no-such-chapter"])
     assert "no-such-chapter" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("source", CHECKED, ids=ids)
+def test_stored_streams_are_joined_as_sync_writes_them(source):
+    """A cell's printed text is one output per stream, however the kernel flushed it (the book
+    draws each output as a box of its own)."""
+    stored = nbformat.read(sync.notebook_path(source), as_version=4)
+    joined = copy.deepcopy(stored)
+    sync.join_streams(joined)
+    split = [i for i, (a, b) in enumerate(zip(stored.cells, joined.cells))
+             if a.get("outputs") != b.get("outputs")]
+    assert not split, f"{source.stem}: cells {split} store a stream in pieces (`make sync` joins them)"
+
+
+def test_join_streams_joins_only_neighbours_of_one_stream():
+    out = nbformat.v4.new_output
+    cell = nbformat.v4.new_code_cell("")
+    cell.outputs = [out("stream", name="stdout", text="a\n"), out("stream", name="stdout", text="b\n"),
+                    out("stream", name="stderr", text="w\n"), out("stream", name="stdout", text="c\n"),
+                    out("display_data", data={"text/plain": "d"}), out("stream", name="stdout", text="e\n"),
+                    out("stream", name="stdout", text="f\n")]
+    nb = nbformat.v4.new_notebook(cells=[cell, nbformat.v4.new_markdown_cell("m")])
+    sync.join_streams(nb)
+    assert [(o.output_type, o.get("name"), o.get("text")) for o in nb.cells[0].outputs] == [
+        ("stream", "stdout", "a\nb\n"), ("stream", "stderr", "w\n"), ("stream", "stdout", "c\n"),
+        ("display_data", None, None), ("stream", "stdout", "e\nf\n")]
+    assert "outputs" not in nb.cells[1]
