@@ -127,11 +127,20 @@ WORDS = {
 
 
 @needs_chromium
-@pytest.mark.parametrize("lang", WORDS)
-def test_quiz_answers_are_checked_in_the_browser(lang):
-    words = WORDS[lang]
-    quiz = tl.Quiz([{**SHAPE, "question": SHAPE["question"] + "\n```\nx = torch.zeros(3, 4)\n```"}, CHOICE])
-    state = {"questions": quiz.questions, "title": quiz.title}
+@pytest.mark.parametrize("lang, kernel, words", [
+    ("en", "en", WORDS["en"]),
+    ("zh-CN", "en", WORDS["zh-CN"]),  # the Chinese book's page
+    ("en", "zh_CN", WORDS["zh-CN"]),  # a Chinese kernel's quiz in Jupyter or Colab (English pages)
+], ids=["en", "zh-CN", "zh-kernel"])
+def test_quiz_answers_are_checked_in_the_browser(lang, kernel, words):
+    before = tl.get_language()
+    tl.set_language(kernel)
+    try:
+        quiz = tl.Quiz([{**SHAPE, "question": SHAPE["question"] + "\n```\nx = torch.zeros(3, 4)\n```"},
+                        CHOICE])
+    finally:
+        tl.set_language(before)
+    state = {"questions": quiz.questions, "title": quiz.title, "language": quiz.language}
     q0, q1 = ".tl-quiz-question[data-index='0']", ".tl-quiz-question[data-index='1']"
     with widget_page(load_esm("quiz.js"), [state], lang) as (page, errors):
         assert page.inner_text(".tl-quiz-title") == words["title"]

@@ -130,3 +130,5 @@ def test_a_quiz_made_in_a_chinese_kernel_is_the_chinese_books(notebook):
         assert (shown(en.questions), en.title) == (shown(english["questions"]), english["title"])
         assert (shown(zh.questions), zh.title) == (shown(chinese["questions"]), chinese["title"])
         assert [q["accept"] for q in zh.questions] == [q["accept"] for q in en.questions]
+        # its own words: Chinese wherever it is drawn, or the page's language (i18n.js)
+        assert (zh.language, en.language) == ("zh", "")

@@ -167,14 +167,19 @@ class Quiz(anywidget.AnyWidget):
 
     questions = traitlets.List(traitlets.Dict()).tag(sync=True)
     title = traitlets.Unicode("").tag(sync=True)
+    #: "zh" in a Chinese kernel: the quiz's own words (buttons, feedback) in Chinese wherever it
+    #: is drawn; "" follows the page's language (the Chinese book's pages are Chinese)
+    language = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, questions, title: str = "Check yourself", **kwargs):
         if not isinstance(title, str):
             raise TypeError(f"Quiz: title must be a string, got {type(title).__name__}")
         questions = _validate(questions)
-        if get_language() == "zh_CN":
+        chinese = get_language() == "zh_CN"
+        if chinese:
             questions, title = _in_chinese(questions, title)
-        super().__init__(questions=questions, title=title, **kwargs)
+        super().__init__(questions=questions, title=title, language="zh" if chinese else "",
+                         **kwargs)
 
     def __repr__(self) -> str:
         n = len(self.questions)

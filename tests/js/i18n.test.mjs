@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 
-import { pageLanguage } from "../../tensorlens/widgets/static/i18n.js";
+import { pageLanguage, widgetLanguage } from "../../tensorlens/widgets/static/i18n.js";
 
 const STATIC = new URL("../../tensorlens/widgets/static/", import.meta.url);
 // the modules the Python widgets load as their _esm: the quiz and every explorer
@@ -55,4 +55,14 @@ test("the page's language comes from the nearest lang attribute", () => {
   assert.equal(pageLanguage(el("")), "en");
   assert.equal(pageLanguage(el(null)), "en");   // no lang around it, and no document (node)
   assert.equal(pageLanguage(undefined), "en");
+});
+
+test("a widget whose kernel speaks Chinese says its own words in Chinese on any page", () => {
+  const model = (language) => ({ get: (name) => (name === "language" ? language : undefined) });
+  const page = (lang) => ({ closest: () => ({ getAttribute: () => lang }) });
+  assert.equal(widgetLanguage(model("zh"), page("en")), "zh");   // a Chinese kernel in Jupyter
+  assert.equal(widgetLanguage(model(""), page("en")), "en");     // an English kernel
+  assert.equal(widgetLanguage(model(""), page("zh-CN")), "zh");  // the Chinese book's page
+  assert.equal(widgetLanguage(model(undefined), page("zh-CN")), "zh");  // stored state, no trait
+  assert.equal(widgetLanguage(undefined, page("en")), "en");
 });

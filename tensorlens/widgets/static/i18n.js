@@ -12,3 +12,13 @@ export function pageLanguage(el) {
     : (typeof document !== "undefined" && document.documentElement ? document.documentElement.lang : "");
   return String(lang || "").toLowerCase().startsWith("zh") ? "zh" : "en";
 }
+
+/**
+ * A widget's language: "zh" when its model says the kernel speaks Chinese (the `language` trait
+ * that tensorlens.Quiz sets in a Chinese kernel: Jupyter and Colab pages are English), else the
+ * page's. An empty or missing trait (an English kernel, a page's stored state) follows the page.
+ */
+export function widgetLanguage(model, el) {
+  const chosen = model && typeof model.get === "function" ? model.get("language") : "";
+  return chosen === "zh" ? "zh" : pageLanguage(el);
+}

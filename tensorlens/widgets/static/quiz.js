@@ -15,7 +15,7 @@
 // button.tl-quiz-choice[data-choice=j], input.tl-quiz-input, button.tl-quiz-submit,
 // button.tl-quiz-reveal, .tl-quiz-feedback, .tl-quiz-explain, .tl-quiz-error.
 
-import { pageLanguage } from "./i18n.js";
+import { widgetLanguage } from "./i18n.js";
 
 /**
  * Canonical form of a free-text answer (same rule as the Python normalize_answer).
@@ -80,8 +80,9 @@ export function validateQuestions(questions) {
 }
 
 /**
- * The quiz's own words, by the language of the page it is drawn on (./i18n.js). The questions
- * are the notebook's, as written; the two default titles have Chinese names too.
+ * The quiz's own words, by the language of the page it is drawn on, or Chinese when the kernel
+ * speaks it (./i18n.js widgetLanguage). The questions are the notebook's, as written (in Chinese
+ * from a Chinese kernel); the two default titles have Chinese names too.
  */
 export const WORDS = {
   en: {
@@ -196,7 +197,7 @@ function draw(model, root, words) {
 function render({ model, el }) {
   const root = h("div", { class: "tl-quiz" });
   el.append(root);
-  const words = WORDS[pageLanguage(el)];
+  const words = WORDS[widgetLanguage(model, el)];
   const redraw = () => {
     try {
       draw(model, root, words);
