@@ -23,7 +23,7 @@ CODE = re.compile(r"`[^`]*`")
 LATIN_KEPT = {"dtype", "Python", "PyTorch", "tensorlens", "py", "NumPy", "ReLU", "L1", "bug",
               "True", "logits", "channels", "last", "id", "view", "unfold", "expand", "scatter",
               "clamp", "reshape", "float16", "float32", "safetensors", "torch", "inf", "nan",
-              "lambda", "gather"}
+              "lambda", "gather", "token"}
 
 
 def _latin_words(text: str) -> set:
@@ -57,6 +57,22 @@ def test_every_exercise_has_a_chinese_title_and_hint():
             assert sorted(CODE.findall(words[field])) == sorted(CODE.findall(getattr(ex, field))), \
                 f"{exercise_id}: its Chinese {field} does not keep the English one's code spans"
             assert not _latin_words(words[field]) - LATIN_KEPT, (exercise_id, field)
+
+
+def test_an_exercise_is_named_in_its_report_as_its_page_heads_it():
+    """The Chinese report's title is the Chinese heading of the exercise on its page (the page's
+    catalog message whose English is the exercise's title), so the two read the same."""
+    import polib
+
+    headings = {}
+    for path in (ROOT / "locales" / "zh_CN" / "LC_MESSAGES" / "notebooks").glob("*.po"):
+        for entry in polib.pofile(str(path), wrapwidth=0):
+            headings.setdefault(entry.msgid, set()).add(entry.msgstr)
+    on_pages = {name: ex.title for name, ex in EXERCISES.items() if ex.title in headings}
+    assert len(on_pages) > len(EXERCISES) // 2, "the exercises' titles are no longer the pages' headings"
+    differ = {name: (ZH["exercises"][name]["title"], headings[title]) for name, title in on_pages.items()
+              if headings[title] != {ZH["exercises"][name]["title"]}}
+    assert differ == {}
 
 
 def test_every_template_has_chinese_with_the_same_placeholders():
