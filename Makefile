@@ -36,7 +36,7 @@ i18n: setup
 	$(PY) scripts/i18n.py update
 
 # Every stage, one after the other but for the build and the Colab stage, side by side
-# (scripts/test_stages.py: a log and the seconds of each): colab-runtime, unit, notebooks, sync,
+# (scripts/test_stages.py: a log and the seconds of each): colab-runtime, unit, notebooks,
 # book-strict | test-colab, zip-book, browser, js. Each runs alone too.
 test: setup chromium
 	$(PY) scripts/test_stages.py

@@ -3,9 +3,10 @@
     python scripts/test_stages.py            # what `make test` runs after `setup` and `chromium`
 
 A step runs its stages (make targets) side by side and ends when they all have; the steps run one
-after the other (``STEPS``). ``sync`` brings the notebooks up to date with their sources (nothing
-to do on a clean clone) before the book's build, which then leaves them be, and the Colab stage,
-which reads them, run side by side. They are the only step of two: the two
+after the other (``STEPS``). The book's build does not sync the notebooks (``make -o sync``): the
+unit stage has passed only if every notebook is current (``tests/test_sources.py``,
+``tests/test_zh_notebooks.py`` compare them as ``make sync`` does), so there is nothing to write
+while the Colab stage reads them beside the build. That is the only step of two: the two
 builds (English, Chinese) and Colab's setup, which is mostly pip, each keep one core busy, so
 apart they leave a core idle much of the time. Every other stage keeps both cores busy on its
 own (the browser stage with three workers). Unit and notebooks side by side were measured slower,
@@ -31,10 +32,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / "_build" / "test-logs"
 TIMES = ROOT / "_build" / "test-stages.json"
-STEPS = [["colab-runtime"], ["unit"], ["notebooks"], ["sync"], ["book-strict", "test-colab"],
-         ["zip-book"], ["browser"], ["js"]]
-#: what a stage's make is told besides its target: the build does not sync the notebooks again
-#: (the step before did) while the Colab stage reads them
+STEPS = [["colab-runtime"], ["unit"], ["notebooks"], ["book-strict", "test-colab"], ["zip-book"],
+         ["browser"], ["js"]]
+#: what a stage's make is told besides its target: the build leaves the notebooks as they are
+#: (the unit stage proved them current) while the Colab stage reads them
 MAKE_ARGS = {"book-strict": ["-o", "sync"]}
 
 
