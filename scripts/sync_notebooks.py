@@ -109,15 +109,16 @@ def join_streams(nb) -> None:
     which depends on how busy the machine was; joined, a cell stores the same outputs however it
     ran (and the book draws one box for them). nbval joins them too before it compares."""
     for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
         joined = []
-        for output in cell.get("outputs", []):
+        for output in cell.outputs:
             if (output.output_type == "stream" and joined and joined[-1].output_type == "stream"
                     and joined[-1].name == output.name):
                 joined[-1].text += output.text
             else:
                 joined.append(output)
-        if cell.cell_type == "code":
-            cell.outputs = joined
+        cell.outputs = joined
 
 
 def execute(source: pathlib.Path) -> float:

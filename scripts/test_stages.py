@@ -62,10 +62,9 @@ class Run:
         start = time.monotonic()
         log = LOGS / f"{stage}.log"
         with log.open("w", encoding="utf-8") as out:
-            proc = subprocess.Popen(["make", "--no-print-directory", *MAKE_ARGS.get(stage, []), stage],
-                                    cwd=ROOT,
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                    bufsize=1)
+            command = ["make", "--no-print-directory", *MAKE_ARGS.get(stage, []), stage]
+            proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True, bufsize=1)
             for line in proc.stdout:
                 out.write(line)
                 with self.lock:
