@@ -77,10 +77,11 @@ check: setup chromium
 	$(PY) scripts/check.py $(PAGES)
 
 # Each notebook in a fresh kernel, forked from one that has imported torch and ipykernel (about
-# 3 CPU-seconds a notebook less; tests/kernel_zygote.py, tests/test_kernel_zygote.py).
+# 3 CPU-seconds a notebook less; tests/kernel_zygote.py, tests/test_kernel_zygote.py), listening
+# on unix sockets rather than TCP ports another process could take (tests/nbval_unix_sockets.py).
 notebooks: setup
 	$(PY) tests/kernel_zygote.py run -- $(PY) -m pytest -q -p no:cacheprovider --durations=20 --nbval notebooks \
-	    --ignore=notebooks/zh --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300 -n 2 --dist loadfile
+	    -p tests.nbval_unix_sockets --ignore=notebooks/zh --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300 -n 2 --dist loadfile
 
 book-strict: book
 

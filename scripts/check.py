@@ -137,7 +137,8 @@ def main(argv=None) -> int:
         unit += ["--ignore=tests/test_kernel_zygote.py"]
     step("unit", unit, env, times)
     if notebooks:
-        step("nbval", [*FORKED_KERNELS, *PYTEST, "--nbval", *[f"notebooks/{n}.ipynb" for n in notebooks],
+        step("nbval", [*FORKED_KERNELS, *PYTEST, "--nbval", "-p", "tests.nbval_unix_sockets",
+                       *[f"notebooks/{n}.ipynb" for n in notebooks],
                        "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "-n", "2",
                        "--dist", "loadfile"], env, times)
     step("build", [str(Path(PY).parent / "jupyter-book"), "build", "-W", "--keep-going", "-q", "."],

@@ -29,6 +29,8 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
+from tensorlens.classroom.kernels import AsyncUnixSocketKernelManager
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 SOURCE_FORMAT = "md:myst"
@@ -128,6 +130,7 @@ def execute(source: pathlib.Path) -> float:
     nb = notebook_from_source(source)
     start = time.perf_counter()
     NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", record_timing=False,
+                   kernel_manager_class=AsyncUnixSocketKernelManager,
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     seconds = time.perf_counter() - start
     join_streams(nb)

@@ -13,7 +13,7 @@ kernel: a notebook that forgets ``import torch`` still fails.
 ``run`` starts a zygote on the Python running it, writes a ``python3`` kernelspec whose argv is
 this file's ``connect`` command into a temporary ``JUPYTER_PATH`` folder, and runs CMD there.
 ``connect`` is the process the kernel manager sees: it hands its streams to the zygote, passes
-SIGINT and SIGTERM on to the kernel, and exits with the kernel's status. Where forking could
+SIGINT and SIGTERM on to the kernel, and exits with the kernel's status (or its signal). Where forking could
 differ from a fresh start (an environment variable that torch, OpenMP or Python read at import
 differs from the zygote's), or when no zygote answers, ``connect`` becomes a plain
 ``ipykernel_launcher`` instead.
@@ -22,7 +22,7 @@ Only the standard library is imported before the fork, besides ``PRELOAD``; the 
 any Python with ipykernel (the Colab stage runs it on Colab's Python).
 """
 
-import array
+import contextlib
 import json
 import os
 import selectors
@@ -90,6 +90,7 @@ def _start_kernel(request: dict, fds: list[int]):
         os.dup2(fd, target)
         os.close(fd)
     os.chdir(request["cwd"])
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the zygote's own handler: a kernel just ends
     os.environ.clear()
     os.environ.update(request["env"])
     numpy_random = sys.modules.get("numpy.random")
@@ -216,7 +217,12 @@ def connect(arguments: list[str]):
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda number, _: os.kill(pid, number))
     line = reader.readline()
-    sys.exit(json.loads(line)["status"] if line else 1)
+    status = json.loads(line)["status"] if line else 1
+    if status < 0:  # the kernel was killed by a signal: so is this process, as a plain kernel is
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP have no handler
+            signal.signal(-status, signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
+    sys.exit(status)
 
 
 def kernelspec(folder: Path, python: str, env: dict | None = None, name: str = "python3"):

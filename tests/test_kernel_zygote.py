@@ -12,8 +12,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from jupyter_client import KernelManager
 from nbclient import NotebookClient
+
+from tensorlens.classroom.kernels import AsyncUnixSocketKernelManager, UnixSocketKernelManager
 
 sys.path.insert(0, str(Path(__file__).parent))
 import kernel_zygote  # noqa: E402
@@ -53,7 +54,7 @@ def _kernels(tmp_path: Path, zygote, extra_env: dict | None = None) -> Path:
 def _probe(kernel: str, cwd: Path, monkeypatch, folder: Path) -> dict:
     monkeypatch.setenv("JUPYTER_PATH", str(folder))
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
-    NotebookClient(nb, kernel_name=kernel, timeout=60,
+    NotebookClient(nb, kernel_name=kernel, timeout=60, kernel_manager_class=AsyncUnixSocketKernelManager,
                    resources={"metadata": {"path": str(cwd)}}).execute()
     lines = [o["text"] for o in nb.cells[0].outputs if o.get("name") == "stdout"]
     return json.loads("".join(lines))
@@ -104,7 +105,7 @@ def test_without_a_zygote_the_kernel_starts_plain(tmp_path, monkeypatch):
 
 def _started(zygote, tmp_path, monkeypatch):
     monkeypatch.setenv("JUPYTER_PATH", str(_kernels(tmp_path, zygote)))
-    manager = KernelManager(kernel_name="forked")
+    manager = UnixSocketKernelManager(kernel_name="forked")
     manager.start_kernel(cwd=str(tmp_path))
     client = manager.client()
     client.start_channels()
@@ -146,6 +147,17 @@ def test_a_killed_kernel_process_takes_the_forked_kernel_with_it(zygote, tmp_pat
     os.kill(manager.provisioner.process.pid, signal.SIGKILL)  # what shutdown does last
     with pytest.raises(ProcessLookupError):
         _wait_gone(pid)
+    manager.cleanup_resources()
+
+
+def test_a_terminated_kernel_process_ends_the_forked_kernel_as_a_plain_one_ends(zygote, tmp_path,
+                                                                               monkeypatch):
+    manager, client, pid = _started(zygote, tmp_path, monkeypatch)
+    client.stop_channels()
+    manager.provisioner.process.terminate()  # what shutdown sends before it kills
+    with pytest.raises(ProcessLookupError):
+        _wait_gone(pid)
+    assert manager.provisioner.process.wait(timeout=10) == -signal.SIGTERM
     manager.cleanup_resources()
 
 

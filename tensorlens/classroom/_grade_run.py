@@ -34,6 +34,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from ._processes import descendants, kill_until_gone
+from .kernels import AsyncUnixSocketKernelManager
 
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -74,6 +75,7 @@ def run(notebook: pathlib.Path, timeout: float, kernel: str, say) -> tuple[dict,
 
     client = NotebookClient(
         nb, kernel_name=kernel, allow_errors=True, record_timing=False, timeout_func=time_left,
+        kernel_manager_class=AsyncUnixSocketKernelManager,
         resources={"metadata": {"path": str(notebook.parent)}},
         on_notebook_start=on_start, on_cell_execute=on_cell,
     )

@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -50,14 +51,18 @@ def running_lab(tmp_path, workdir, settings=None):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(values), encoding="utf-8")
     port = _free_port()
+    # kernels on unix sockets named after their connection files (no TCP port for another process
+    # to take first: tensorlens/classroom/kernels.py), in a folder whose path is short enough
+    runtime = tempfile.mkdtemp(prefix="lab-")
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
-               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+               JUPYTER_RUNTIME_DIR=runtime,
                JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
                JUPYTERLAB_SETTINGS_DIR=str(settings_dir))
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser",
          f"--port={port}", "--ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}",
-         f"--ServerApp.root_dir={workdir}", *(["--allow-root"] if os.geteuid() == 0 else [])],
+         f"--ServerApp.root_dir={workdir}", "--KernelManager.transport=ipc",
+         *(["--allow-root"] if os.geteuid() == 0 else [])],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -79,6 +84,7 @@ def running_lab(tmp_path, workdir, settings=None):
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.fixture()

@@ -50,6 +50,8 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+from tensorlens.classroom.kernels import AsyncUnixSocketKernelManager
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import kernel_zygote  # noqa: E402
 
@@ -196,6 +198,7 @@ def _run_cell(source: str, kernel: str, cwd: Path):
     """Run one cell in a fresh ``kernel``; its outputs, and the error it raised (or None)."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
     client = NotebookClient(nb, kernel_name=kernel, timeout=NOTEBOOK_TIMEOUT_S,
+                            kernel_manager_class=AsyncUnixSocketKernelManager,
                             resources={"metadata": {"path": str(cwd)}})
     try:
         client.execute()
@@ -314,6 +317,7 @@ async def _execute(path: Path, workdir: Path, limit: asyncio.Semaphore):
             if cell.cell_type == "code":
                 cell.outputs = []
         client = NotebookClient(nb, kernel_name="colab-forked", timeout=NOTEBOOK_TIMEOUT_S,
+                                kernel_manager_class=AsyncUnixSocketKernelManager,
                                 resources={"metadata": {"path": str(workdir)}})
         try:
             await client.async_execute()
