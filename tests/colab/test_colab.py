@@ -11,7 +11,8 @@ Python, torch, ipywidgets and anywidget) and then does what a learner's first ce
    behind its own, as Colab's ``/usr/local`` sits behind what ``%pip`` installs. Its kernel is the
    runtime's ipykernel, started by the stage's nbclient (nbclient is never installed there).
 3. **No network**: README's setup cell, run in that kernel with every connection refused, stops
-   with its own message and leaves the kernel's packages exactly as they were.
+   with its own message and leaves the kernel's packages exactly as they were; the Chinese
+   notebooks' setup cell stops with the same message in Chinese.
 4. **The install**: tensorlens is built from the checkout into a wheel (``pip wheel``, as pip
    builds it from the git address) and README's setup cell runs with only its package source
    swapped for that wheel, so ``%pip`` installs it into the running kernel. No package the
@@ -208,6 +209,14 @@ def _run_cell(source: str, kernel: str, cwd: Path):
     return nb.cells[0].outputs, error
 
 
+def zh_setup_source() -> str:
+    """The setup cell of the first Chinese notebook, as a learner of the zh edition runs it."""
+    nb = nbformat.read(sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))[0], as_version=4)
+    source = next(cell.source for cell in nb.cells if cell.cell_type == "code")
+    assert "TENSORLENS_LANGUAGE" in source and source != SETUP, "not the Chinese setup cell"
+    return source
+
+
 def _text(outputs) -> str:
     parts = []
     for out in outputs:
@@ -254,6 +263,8 @@ def learner(tmp_path_factory):
     before = _packages(python)
     with _timed("setup cell without network"):
         offline_outputs, offline_error = _run_cell(SETUP, "colab-no-network", tmp)
+    with _timed("Chinese setup cell without network"):
+        zh_offline_outputs, zh_offline_error = _run_cell(zh_setup_source(), "colab-no-network", tmp)
     after_offline = _packages(python)
 
     source = PACKAGE_LINE.sub(f'PACKAGE = "tensorlens @ {wheel.as_uri()}"', SETUP)
@@ -262,6 +273,7 @@ def learner(tmp_path_factory):
     after = _packages(python)
     yield dict(python=python, pins=pins, before=before, after_offline=after_offline,
                offline_outputs=offline_outputs, offline_error=offline_error, source=source,
+               zh_offline_outputs=zh_offline_outputs, zh_offline_error=zh_offline_error,
                outputs=outputs, error=error, after=after, tmp=tmp, env=colab_env)
     if old_path is None:
         os.environ.pop("JUPYTER_PATH", None)
@@ -287,6 +299,14 @@ def test_without_network_the_setup_cell_says_what_to_do_and_installs_nothing(lea
     assert "Check the network and run this cell again" in text
     assert "CalledProcessError" not in text
     assert learner["after_offline"] == learner["before"], "a failed install left packages behind"
+
+
+def test_without_network_the_chinese_setup_cell_says_it_in_chinese(learner):
+    error, text = learner["zh_offline_error"], _text(learner["zh_offline_outputs"])
+    assert error is not None, "the Chinese setup cell must stop when pip cannot install tensorlens"
+    assert "RuntimeError: pip 没能安装 tensorlens" in text, text[-2000:]
+    assert "请检查网络后重新运行本单元格" in text
+    assert "CalledProcessError" not in text and "Check the network" not in text
 
 
 def test_the_setup_cell_installs_the_wheel_and_replaces_nothing(learner):
