@@ -348,3 +348,27 @@ def test_at_most_5_percent_of_a_chapters_visible_code_is_asserts(chapter):
 def test_every_teaching_page_has_a_picture_or_an_explorer(path):
     """A figure the page draws (a PNG among its stored outputs) or one of the explorers."""
     assert pictures(path), f"{path.name} has no picture and no explorer"
+
+
+_HEADING = re.compile(r"#{2,4} (.+)")
+_CHECK_CALL = re.compile(r'tl\.check\(\s*"([a-z_]+\.\w+)"')
+
+
+def test_every_check_sits_under_the_heading_its_report_names():
+    """A report names its exercise by title: the heading above its check, code marks aside (an
+    exercises page's first check, before any heading, only shows what a report looks like)."""
+    from tensorlens.exercises import EXERCISES
+
+    differ, checked = {}, 0
+    for page in sorted((ROOT / "notebooks").glob("*.md")):
+        heading = None
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if match := _HEADING.fullmatch(line):
+                heading = match.group(1).replace("`", "").strip()
+            for exercise_id in _CHECK_CALL.findall(line):
+                if heading is not None:
+                    checked += 1
+                    if heading != EXERCISES[exercise_id].title:
+                        differ[f"{page.stem} {exercise_id}"] = (heading, EXERCISES[exercise_id].title)
+    assert checked > len(EXERCISES) // 2, "the checks are no longer found under their headings"
+    assert differ == {}

@@ -33,7 +33,7 @@ def _weights_and_batch(draw):
 
 @exercise(
     "expand.match_to",
-    title="Per-sample values, shaped like the batch",
+    title="Per-sample values, shaped like a batch",
     statement="Write `match_to(w, x)`: `w` is 1-D with one value per sample (length `B`), `x` is a "
               "batch of any shape `(B, ...)`. Return a tensor shaped like `x` with "
               "`out[b, ...] == w[b]` everywhere in sample `b`. It must be a view of `w` (stride "
@@ -151,7 +151,7 @@ def _matrix_and_count(draw):
 
 @exercise(
     "expand.repeat_rows",
-    title="Each row k times, side by side",
+    title="Find the silent bug: rows repeated in the wrong order",
     statement="Write `repeat_rows(x, k)` for a 2-D `x` of shape `(n, d)`: return the `(n * k, d)` "
               "tensor in which every row of `x` appears `k` times in a row (row 0, row 0, ..., "
               "row 1, row 1, ...), what `x.repeat_interleave(k, dim=0)` gives. Build it from a "
@@ -226,7 +226,7 @@ def _grad_and_source_shape(draw):
 
 @exercise(
     "expand.source_grad",
-    title="The gradient that flows back through expand",
+    title="The gradient through expand, by hand",
     statement="A tensor `s` of shape `shape` was expanded, `y = s.expand(g.shape)`, and `g` is the "
               "gradient of the loss with respect to `y`. Write `source_grad(g, shape)` that returns "
               "the gradient with respect to `s` (shape `shape`, `g`'s dtype) by hand: no autograd "

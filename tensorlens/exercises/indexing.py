@@ -179,7 +179,7 @@ def _channel_histograms_silent_bug(images):
 
 @exercise(
     "indexing.channel_histograms",
-    title="A histogram per channel",
+    title="Find the silent bug: a histogram per channel",
     statement="Write `channel_histograms(images)` for a `uint8` batch `images` of shape "
               "`(N, C, H, W)` that returns an `int64` tensor of shape `(C, 256)`: entry "
               "`[c, v]` counts the pixels of channel `c`, over every image, whose value is `v`. "

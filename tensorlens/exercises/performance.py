@@ -22,7 +22,7 @@ def _moving_average_solution(x, k):
 
 @exercise(
     "performance.moving_average",
-    title="A moving average in one call",
+    title="Vectorise a moving average",
     statement="Write `moving_average(x, k)` for a 1-D float tensor `x` and a window length "
               "`1 <= k <= len(x)`: it returns the `len(x) - k + 1` averages "
               "`out[i] == x[i:i + k].mean()`, with the dtype of `x`. No Python loops: the loop in "
