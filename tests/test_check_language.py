@@ -1,6 +1,6 @@
 """What ``tl.check`` says, in Chinese: the catalog (``tensorlens/exercises/zh_CN.json``) has every
-template, label, title and hint; a Chinese report is the English one's facts in Chinese words;
-``tl.set_language`` picks the language and refuses what tensorlens does not speak."""
+template, label, title, statement and hint; a Chinese report is the English one's facts in Chinese
+words; ``tl.set_language`` picks the language and refuses what tensorlens does not speak."""
 
 import json
 from collections import Counter
@@ -46,17 +46,32 @@ def chinese():
 # ---------------------------------------------------------------- the catalog is complete
 
 
-def test_every_exercise_has_a_chinese_title_and_hint():
+#: more Latin a statement keeps: names of formats and types, and the page's query and key
+STATEMENT_KEPT = LATIN_KEPT | {"CPU", "CSV", "JSON", "PIL", "NaN", "bool", "int", "int64",
+                               "query", "key"}
+
+
+def _code_block(text: str) -> list:
+    """The lines of ``text``'s indented code blocks."""
+    return [line for line in text.split("\n") if line.startswith("    ")]
+
+
+def test_every_exercise_has_a_chinese_title_statement_and_hint():
     assert set(ZH["exercises"]) == set(EXERCISES)
     for exercise_id, ex in EXERCISES.items():
         words = ZH["exercises"][exercise_id]
-        assert set(words) == {"title", "hint"}, exercise_id
-        for field in ("title", "hint"):
+        assert set(words) == {"title", "statement", "hint"}, exercise_id
+        for field in ("title", "statement", "hint"):
             assert CJK.search(words[field]), f"{exercise_id}: its {field} is not Chinese"
             # code stays code: the same spans, the same number of times
             assert sorted(CODE.findall(words[field])) == sorted(CODE.findall(getattr(ex, field))), \
                 f"{exercise_id}: its Chinese {field} does not keep the English one's code spans"
-            assert not _latin_words(words[field]) - LATIN_KEPT, (exercise_id, field)
+            prose = "\n".join(line for line in words[field].split("\n")
+                              if not line.startswith("    "))
+            kept = STATEMENT_KEPT if field == "statement" else LATIN_KEPT
+            assert not _latin_words(prose) - kept, (exercise_id, field)
+        # its code blocks (the version to fix, the loop to vectorise) are the English ones
+        assert _code_block(words["statement"]) == _code_block(ex.statement), exercise_id
 
 
 def test_an_exercise_is_named_in_its_report_as_its_page_heads_it():
