@@ -218,6 +218,76 @@ def test_a_report_in_another_form_is_refused():
         _render.translate_bundle({**data, "text/html": html}, "zh_CN")
 
 
+# ---------------------------------------------------------------- an exercise's card
+
+def _english_card(ex) -> str:
+    """The card ``describe`` always wrote in English, built from the exercise's fields."""
+    lines = [f"{ex.id}: {ex.title}", "", ex.statement]
+    if ex.rules:
+        lines += ["", "Rules:"] + [f"- {r.description}" for r in ex.rules]
+    if ex.hint:
+        lines += ["", f"Hint: {ex.hint}"]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
+def test_an_exercise_card_in_english_is_what_it_was(exercise_id):
+    ex = EXERCISES[exercise_id]
+    assert tl.get_language() == "en"
+    assert ex.describe() == ex.describe("en", strict=True) == _english_card(ex)
+
+
+@pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
+def test_an_exercise_card_is_chinese_in_a_chinese_kernel(exercise_id, chinese):
+    ex, words = EXERCISES[exercise_id], ZH["exercises"][exercise_id]
+    card = ex.describe("zh_CN", strict=True)
+    assert ex.describe() == card  # set_language("zh_CN") (the fixture) picks it
+    rules = [translate(r.description, "zh_CN", "rule", strict=True) for r in ex.rules]
+    assert all(CJK.search(rule) for rule in rules)
+    expected = [f"{exercise_id}：{words['title']}", "", words["statement"]]
+    if ex.rules:
+        expected += ["", "规则："] + [f"- {rule}" for rule in rules]
+    if ex.hint:
+        expected += ["", f"提示：{words['hint']}"]
+    assert card == "\n".join(expected)
+    for english in (ex.title, ex.statement, ex.hint, "Rules:", "Hint:",
+                    *(r.description for r in ex.rules)):
+        assert english not in card
+
+
+def test_a_card_with_an_untranslated_text_fails_strictly_and_stays_english_otherwise(monkeypatch):
+    import dataclasses
+
+    from tensorlens.exercises.rules import Rule
+
+    ex = EXERCISES["basics.tiles"]
+    words = {k: v for k, v in ZH["exercises"][ex.id].items() if k != "statement"}
+    monkeypatch.setitem(ZH["exercises"], ex.id, words)
+    with pytest.raises(Untranslated, match="statement for exercise 'basics.tiles'"):
+        ex.describe("zh_CN", strict=True)
+    assert ex.statement in ex.describe("zh_CN") and words["title"] in ex.describe("zh_CN")
+    monkeypatch.undo()
+    odd_rule = dataclasses.replace(ex, rules=(Rule("a rule no catalog knows"),))
+    with pytest.raises(Untranslated, match="a rule no catalog knows"):
+        odd_rule.describe("zh_CN", strict=True)
+    assert "- a rule no catalog knows" in odd_rule.describe("zh_CN")
+    unknown = dataclasses.replace(ex, id="basics.nothing")  # not in the catalog at all
+    with pytest.raises(Untranslated, match="title for exercise 'basics.nothing'"):
+        unknown.describe("zh_CN", strict=True)
+    assert unknown.describe("en", strict=True) == _english_card(unknown)
+
+
+@pytest.mark.parametrize("bad, error", [("fr", ValueError), ("zh", ValueError), ("", ValueError),
+                                        ("EN", ValueError), (3, TypeError)])
+def test_a_card_refuses_a_language_as_a_report_does(bad, error):
+    with pytest.raises(error) as report:
+        _render.text(CheckResult("basics.tiles", "pass", "passed"), bad)
+    with pytest.raises(error) as card:
+        EXERCISES["basics.tiles"].describe(bad)
+    assert repr(bad) in str(card.value)
+    assert str(card.value) == str(report.value).replace("render:", "describe:", 1)
+
+
 # ---------------------------------------------------------------- the switch
 
 def test_english_is_the_default_and_set_language_switches(chinese):
