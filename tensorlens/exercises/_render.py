@@ -1,4 +1,4 @@
-"""Text and HTML forms of a check verdict.
+"""Text and HTML forms of a check verdict, and an exercise's plain-text card (:func:`card`).
 
 Contract: both forms are deterministic: they contain no memory addresses, timings or paths, only
 what the result holds (ids, messages, shapes, strides, dtypes and tensor values). HTML escapes
