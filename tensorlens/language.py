@@ -5,12 +5,12 @@
     tl.set_language("zh_CN")   # check reports in Chinese from here on
 
 What it changes is only tensorlens's own words (the check reports: verdict, message, labels,
-exercise titles and hints); what torch prints (tensor reprs, dtypes, its error messages) stays as
-torch prints it. The translations are data shipped in the package (``exercises/zh_CN.json``);
-nothing is fetched. Until :func:`set_language` is called, the environment variable
-``TENSORLENS_LANGUAGE`` names the language (an unknown value is ignored: English); the Chinese
-notebooks' setup cell sets it before it imports tensorlens, so that the torch check on import
-speaks Chinese too.
+exercise titles and hints; an exercise's card, ``Exercise.describe()``); what torch prints
+(tensor reprs, dtypes, its error messages) stays as torch prints it. The translations are data
+shipped in the package (``exercises/zh_CN.json``); nothing is fetched. Until :func:`set_language`
+is called, the environment variable ``TENSORLENS_LANGUAGE`` names the language (an unknown value
+is ignored: English); the Chinese notebooks' setup cell sets it before it imports tensorlens, so
+that the torch check on import speaks Chinese too.
 """
 
 from __future__ import annotations

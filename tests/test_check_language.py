@@ -1,6 +1,6 @@
 """What ``tl.check`` says, in Chinese: the catalog (``tensorlens/exercises/zh_CN.json``) has every
-template, label, title and hint; a Chinese report is the English one's facts in Chinese words;
-``tl.set_language`` picks the language and refuses what tensorlens does not speak."""
+template, label, title, statement and hint; a Chinese report is the English one's facts in Chinese
+words; ``tl.set_language`` picks the language and refuses what tensorlens does not speak."""
 
 import json
 from collections import Counter
@@ -46,17 +46,32 @@ def chinese():
 # ---------------------------------------------------------------- the catalog is complete
 
 
-def test_every_exercise_has_a_chinese_title_and_hint():
+#: more Latin a statement keeps: names of formats and types, and the page's query and key
+STATEMENT_KEPT = LATIN_KEPT | {"CPU", "CSV", "JSON", "PIL", "NaN", "bool", "int", "int64",
+                               "query", "key"}
+
+
+def _code_block(text: str) -> list:
+    """The lines of ``text``'s indented code blocks."""
+    return [line for line in text.split("\n") if line.startswith("    ")]
+
+
+def test_every_exercise_has_a_chinese_title_statement_and_hint():
     assert set(ZH["exercises"]) == set(EXERCISES)
     for exercise_id, ex in EXERCISES.items():
         words = ZH["exercises"][exercise_id]
-        assert set(words) == {"title", "hint"}, exercise_id
-        for field in ("title", "hint"):
+        assert set(words) == {"title", "statement", "hint"}, exercise_id
+        for field in ("title", "statement", "hint"):
             assert CJK.search(words[field]), f"{exercise_id}: its {field} is not Chinese"
             # code stays code: the same spans, the same number of times
             assert sorted(CODE.findall(words[field])) == sorted(CODE.findall(getattr(ex, field))), \
                 f"{exercise_id}: its Chinese {field} does not keep the English one's code spans"
-            assert not _latin_words(words[field]) - LATIN_KEPT, (exercise_id, field)
+            prose = "\n".join(line for line in words[field].split("\n")
+                              if not line.startswith("    "))
+            kept = STATEMENT_KEPT if field == "statement" else LATIN_KEPT
+            assert not _latin_words(prose) - kept, (exercise_id, field)
+        # its code blocks (the version to fix, the loop to vectorise) are the English ones
+        assert _code_block(words["statement"]) == _code_block(ex.statement), exercise_id
 
 
 def test_an_exercise_is_named_in_its_report_as_its_page_heads_it():
@@ -201,6 +216,76 @@ def test_a_report_in_another_form_is_refused():
     html = "".join(data["text/html"]).replace("tl-check-head", "tl-check-top")
     with pytest.raises(ValueError, match="HTML"):
         _render.translate_bundle({**data, "text/html": html}, "zh_CN")
+
+
+# ---------------------------------------------------------------- an exercise's card
+
+def _english_card(ex) -> str:
+    """The card ``describe`` always wrote in English, built from the exercise's fields."""
+    lines = [f"{ex.id}: {ex.title}", "", ex.statement]
+    if ex.rules:
+        lines += ["", "Rules:"] + [f"- {r.description}" for r in ex.rules]
+    if ex.hint:
+        lines += ["", f"Hint: {ex.hint}"]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
+def test_an_exercise_card_in_english_is_what_it_was(exercise_id):
+    ex = EXERCISES[exercise_id]
+    assert tl.get_language() == "en"
+    assert ex.describe() == ex.describe("en", strict=True) == _english_card(ex)
+
+
+@pytest.mark.parametrize("exercise_id", sorted(EXERCISES))
+def test_an_exercise_card_is_chinese_in_a_chinese_kernel(exercise_id, chinese):
+    ex, words = EXERCISES[exercise_id], ZH["exercises"][exercise_id]
+    card = ex.describe("zh_CN", strict=True)
+    assert ex.describe() == card  # set_language("zh_CN") (the fixture) picks it
+    rules = [translate(r.description, "zh_CN", "rule", strict=True) for r in ex.rules]
+    assert all(CJK.search(rule) for rule in rules)
+    expected = [f"{exercise_id}：{words['title']}", "", words["statement"]]
+    if ex.rules:
+        expected += ["", "规则："] + [f"- {rule}" for rule in rules]
+    if ex.hint:
+        expected += ["", f"提示：{words['hint']}"]
+    assert card == "\n".join(expected)
+    for english in (ex.title, ex.statement, ex.hint, "Rules:", "Hint:",
+                    *(r.description for r in ex.rules)):
+        assert english not in card
+
+
+def test_a_card_with_an_untranslated_text_fails_strictly_and_stays_english_otherwise(monkeypatch):
+    import dataclasses
+
+    from tensorlens.exercises.rules import Rule
+
+    ex = EXERCISES["basics.tiles"]
+    words = {k: v for k, v in ZH["exercises"][ex.id].items() if k != "statement"}
+    monkeypatch.setitem(ZH["exercises"], ex.id, words)
+    with pytest.raises(Untranslated, match="statement for exercise 'basics.tiles'"):
+        ex.describe("zh_CN", strict=True)
+    assert ex.statement in ex.describe("zh_CN") and words["title"] in ex.describe("zh_CN")
+    monkeypatch.undo()
+    odd_rule = dataclasses.replace(ex, rules=(Rule("a rule no catalog knows"),))
+    with pytest.raises(Untranslated, match="a rule no catalog knows"):
+        odd_rule.describe("zh_CN", strict=True)
+    assert "- a rule no catalog knows" in odd_rule.describe("zh_CN")
+    unknown = dataclasses.replace(ex, id="basics.nothing")  # not in the catalog at all
+    with pytest.raises(Untranslated, match="title for exercise 'basics.nothing'"):
+        unknown.describe("zh_CN", strict=True)
+    assert unknown.describe("en", strict=True) == _english_card(unknown)
+
+
+@pytest.mark.parametrize("bad, error", [("fr", ValueError), ("zh", ValueError), ("", ValueError),
+                                        ("EN", ValueError), (3, TypeError)])
+def test_a_card_refuses_a_language_as_a_report_does(bad, error):
+    with pytest.raises(error) as report:
+        _render.text(CheckResult("basics.tiles", "pass", "passed"), bad)
+    with pytest.raises(error) as card:
+        EXERCISES["basics.tiles"].describe(bad)
+    assert repr(bad) in str(card.value)
+    assert str(card.value) == str(report.value).replace("render:", "describe:", 1)
 
 
 # ---------------------------------------------------------------- the switch

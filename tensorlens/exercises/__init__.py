@@ -45,10 +45,11 @@ package is, so a new file is all it takes. Example (a complete module)::
                 out[j, i] = x[i, j]
         return out
 
-Its Chinese title and hint go into ``zh_CN.json`` beside this module (``exercises``: id -> title
-and hint; a new message a rule or check says needs its template in ``_messages.py`` and its
-Chinese form there too): ``tests/test_check_language.py`` fails on an exercise without them, and
-the checkers' tests render every wrong variant's verdict in Chinese, strictly.
+Its Chinese title, statement and hint go into ``zh_CN.json`` beside this module (``exercises``:
+id -> title, statement and hint; a new message a rule or check says needs its template in
+``_messages.py`` and its Chinese form there too): ``tests/test_check_language.py`` fails on an
+exercise without them, and the checkers' tests render every wrong variant's verdict in Chinese,
+strictly.
 
 Fields (see :class:`Exercise`): ``title``, ``statement``, ``reference`` (the decorated function:
 readable, loops welcome), ``inputs`` (a hypothesis strategy of argument tuples; a bare value means

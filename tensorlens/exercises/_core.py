@@ -117,14 +117,12 @@ class Exercise:
         except (TypeError, ValueError):
             return []
 
-    def describe(self) -> str:
-        """A plain-text card: title, statement, rules and hint."""
-        lines = [f"{self.id}: {self.title}", "", self.statement]
-        if self.rules:
-            lines += ["", "Rules:"] + [f"- {r.description}" for r in self.rules]
-        if self.hint:
-            lines += ["", f"Hint: {self.hint}"]
-        return "\n".join(lines)
+    def describe(self, language: str | None = None, strict: bool = False) -> str:
+        """A plain-text card: id and title, statement, rules and hint, in ``language`` (None:
+        :func:`tensorlens.get_language`), as a check report speaks it; see
+        :func:`tensorlens.exercises._render.card` (``strict``: a text with no translation
+        raises ``Untranslated`` rather than staying English)."""
+        return _render.card(self, language, strict)
 
 
 def register(ex: Exercise) -> Exercise:

@@ -14,9 +14,10 @@ Contract
   other placeholder (code, numbers, shapes, dtypes, torch's own error text) is kept as it is.
 - The translations are data in the package, ``zh_CN.json`` beside this module: ``templates``
   (key -> the language's template, with exactly the English placeholders), ``words`` (the
-  report's labels), ``phrases`` (English -> translation of the exercises' own free texts: a
-  ``banned`` rule's reason, a custom rule's description), ``exercises`` (id -> title and hint).
-  Nothing is fetched.
+  labels of a report and of an exercise's card), ``phrases`` (English -> translation of the
+  exercises' own free texts: a ``banned`` rule's reason, a custom rule's description),
+  ``exercises`` (id -> title, statement and hint: a report shows the title and hint, the card of
+  ``Exercise.describe`` all three). Nothing is fetched.
 - :func:`translate` in strict mode raises :class:`Untranslated` for a text it cannot translate
   (the Chinese notebooks and book are made strictly); otherwise it returns the English text.
 """

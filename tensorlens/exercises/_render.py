@@ -1,4 +1,4 @@
-"""Text and HTML forms of a check verdict.
+"""Text and HTML forms of a check verdict, and an exercise's plain-text card (:func:`card`).
 
 Contract: both forms are deterministic: they contain no memory addresses, timings or paths, only
 what the result holds (ids, messages, shapes, strides, dtypes and tensor values). HTML escapes
@@ -67,12 +67,14 @@ def describe_args(args: tuple, names) -> str:
     return "\n".join(lines)
 
 
-#: the report's own words; every other language's catalog has the same keys ("words")
+#: the own words of a report and of an exercise's card (:func:`card`); every other language's
+#: catalog has the same keys ("words")
 WORDS = {"pass": "passed", "fail": "not yet", "error": "your function raised an error",
          "not_implemented": "not implemented yet", "unknown": "unknown exercise",
          "internal": "checker error", "input": "input", "expected": "expected", "got": "got",
          "hint": "hint", "label_end": ":", "title": " ({title})", "head_end": ": ",
-         "passed_on": " on {tried}", "checked_on": "checked on {tried}"}
+         "passed_on": " on {tried}", "checked_on": "checked on {tried}",
+         "card_rules": "Rules:", "card_hint": "Hint: {hint}"}
 
 
 def _width(text: str) -> int:
@@ -81,14 +83,16 @@ def _width(text: str) -> int:
 
 
 class _Words:
-    """A result's words in one language: the labels, and its English texts translated."""
+    """The words of a result (or of an exercise, for its card) in one language: the labels, and
+    its English texts translated."""
 
-    def __init__(self, result, language: str | None, strict: bool):
-        self.language = get_language() if language is None else validate(language, "render")
-        self.strict, self.result = strict, result
+    def __init__(self, source, exercise_id: str, language: str | None, strict: bool,
+                 caller: str = "render"):
+        self.language = get_language() if language is None else validate(language, caller)
+        self.strict, self.source, self.exercise_id = strict, source, exercise_id
         table = catalog(self.language)
         self.words = table.get("words", WORDS)
-        self.exercise = table.get("exercises", {}).get(result.exercise_id, {})
+        self.exercise = table.get("exercises", {}).get(exercise_id, {})
 
     def __getitem__(self, key: str) -> str:
         return self.words[key]
@@ -97,14 +101,14 @@ class _Words:
         return self.words.get(status, status)
 
     def own(self, field: str) -> str:
-        """The result's title or hint (the exercise's own words)."""
-        english = getattr(self.result, field)
+        """The source's title, statement or hint (the exercise's own words)."""
+        english = getattr(self.source, field)
         if self.language == "en" or not english:
             return english
         if field not in self.exercise:
             if self.strict:
                 raise Untranslated(f"no {self.language} {field} for exercise "
-                                   f"{self.result.exercise_id!r}")
+                                   f"{self.exercise_id!r}")
             return english
         return self.exercise[field]
 
@@ -128,7 +132,7 @@ _LINE = re.compile(r"(\s*(?:\[\d+\] )?(?:[A-Za-z_]\w* = )?)(.*)", re.S)
 
 def text(result, language: str | None = None, strict: bool = False) -> str:
     """The text/plain verdict, in ``language`` (None: :func:`tensorlens.get_language`)."""
-    w = _Words(result, language, strict)
+    w = _Words(result, result.exercise_id, language, strict)
     head = f"{_MARK.get(result.status, '?')} {result.exercise_id}"
     if result.title:
         head += w["title"].format(title=w.own("title"))
@@ -150,7 +154,7 @@ def text(result, language: str | None = None, strict: bool = False) -> str:
 
 def html(result, language: str | None = None, strict: bool = False) -> str:
     """The text/html verdict: a coloured box with the same content as :func:`text`."""
-    w = _Words(result, language, strict)
+    w = _Words(result, result.exercise_id, language, strict)
     esc = _html.escape
     color = _COLOR.get(result.status, "#57606a")
     title = f" \u2014 {esc(w.own('title'))}" if result.title else ""
@@ -175,6 +179,30 @@ def html(result, language: str | None = None, strict: bool = False) -> str:
                          f'{esc(w.own("hint"))}</div>')
     parts.append("</div>")
     return "".join(parts)
+
+
+def card(exercise, language: str | None = None, strict: bool = False) -> str:
+    """An exercise's plain-text card (id and title, statement, rules, hint) in ``language``
+    (None: :func:`tensorlens.get_language`): its own texts are translated as a report's are (the
+    title, statement and hint from the catalog's ``exercises``, each rule's description as the
+    rule of a report's message).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``language`` is not one tensorlens speaks.
+    Untranslated
+        In strict mode, when a text of the card has no translation in ``language`` (otherwise
+        that text stays English).
+    """
+    w = _Words(exercise, exercise.id, language, strict, "describe")
+    lines = [exercise.id + w["head_end"] + w.own("title"), "", w.own("statement")]
+    if exercise.rules:
+        lines += ["", w["card_rules"]]
+        lines += ["- " + w.text(rule.description, "rule") for rule in exercise.rules]
+    if exercise.hint:
+        lines += ["", w["card_hint"].format(hint=w.own("hint"))]
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- a stored report, read back
