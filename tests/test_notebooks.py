@@ -194,6 +194,42 @@ def test_quiz_answer_keys_are_not_shown_in_the_book(path):
             assert "remove-input" in cell["metadata"].get("tags", []), "the quiz source is its answer key"
 
 
+#: the chapters whose quizzes label their transfer question "New case:" (新情况： in Chinese)
+TRANSFER_CHAPTERS = {f"{n:02d}" for n in range(6, 13)}
+NEW_CASE, NEW_CASE_ZH = "New case:", "新情况："
+
+
+def _quiz_questions(path):
+    """The questions of a notebook's quizzes, as its stored widget state holds them."""
+    models = _load(path)["metadata"].get("widgets", {}).get(
+        "application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    return [q["question"] for m in models.values()
+            if str(m.get("state", {}).get("_anywidget_id", "")).endswith(".Quiz")
+            for q in m["state"]["questions"]]
+
+
+@pytest.mark.parametrize("path", [p for p in CHECKED if classify(p.stem).kind == "teaching"
+                                  and classify(p.stem).chapter in TRANSFER_CHAPTERS],
+                         ids=lambda p: p.name)
+def test_quiz_has_a_transfer_question_labelled_new_case(path):
+    """Each quiz of chapters 6-12 asks at least one question about a situation the page did not
+    show, and says so at its start: "New case:" in English (one form, not "A new case:"), and
+    新情况： in the quiz catalog's Chinese."""
+    import polib
+
+    questions = _quiz_questions(path)
+    assert questions, "a quiz under Check yourself"
+    assert not [q for q in questions if q.startswith("A new case")], \
+        'write "New case:", not "A new case:"'
+    labelled = [q for q in questions if q.startswith(NEW_CASE)]
+    assert labelled, 'no question starts with "New case:" (a transfer question)'
+    catalog = ROOT / "locales" / "zh_CN" / "quizzes" / f"{path.stem}.po"
+    zh = {e.msgid: e.msgstr for e in polib.pofile(str(catalog))}
+    for question in labelled:
+        assert zh.get(question, "").startswith(NEW_CASE_ZH), \
+            f"its Chinese must start with {NEW_CASE_ZH}: {question[:60]!r}"
+
+
 @pytest.mark.parametrize("path", CHECKED, ids=ids)
 def test_solution_cells_hold_only_functions_and_are_hidden(path):
     for cell in _load(path)["cells"]:
