@@ -156,23 +156,23 @@ def events_per_window_count_nonzero(times, starts, ends):
     return torch.count_nonzero((t >= starts) * (t < ends), dim=0)
 
 
-# ---------------------------------------------------------------- broadcasting.nearest_center
+# ---------------------------------------------------------------- broadcasting.batched_nearest_center
 
 
-def nearest_center_expansion(points, centers):
+def batched_nearest_center_expansion(points, centers):
     p, c = points.double(), centers.double()
-    sq = (p * p).sum(1, keepdim=True) + (c * c).sum(1) - 2 * p @ c.T
-    return sq.argmin(dim=1)
+    sq = (p * p).sum(-1, keepdim=True) + (c * c).sum(-1)[:, None, :] - 2 * p @ c.transpose(1, 2)
+    return sq.argmin(dim=-1)
 
 
-def nearest_center_norm(points, centers):
-    diff = points.unsqueeze(1) - centers.unsqueeze(0)
+def batched_nearest_center_unsqueeze(points, centers):
+    diff = points.unsqueeze(2) - centers.unsqueeze(1)
     return torch.argmin((diff.double() ** 2).sum(-1), dim=-1)
 
 
-def nearest_center_min(points, centers):
-    dists = ((points[:, None] - centers[None]) ** 2).sum(dim=2)
-    return dists.min(dim=1).indices
+def batched_nearest_center_min(points, centers):
+    dists = ((points[..., None, :] - centers[..., None, :, :]) ** 2).sum(dim=3)
+    return dists.min(dim=2).indices
 
 
 # ---------------------------------------------------------------- broadcasting.cosine_matrix
@@ -655,27 +655,29 @@ def moving_average_conv(x, k):
     return F.conv1d(x.view(1, 1, -1), kernel).view(-1)
 
 
-# ---------------------------------------------------------------- performance.add_into
+# ---------------------------------------------------------------- performance.weighted_sum_into
 
 
-def add_into_copy_add(a, b, out):
-    out.copy_(a)
-    out.add_(b)
+def weighted_sum_into_fill(tensors, weights, out):
+    out.fill_(0)
+    for t, w in zip(tensors, weights):
+        torch.add(out, t, alpha=w, out=out)
     return out
 
 
-def add_into_chained(a, b, out):
-    return out.copy_(a).add_(b)
-
-
-def add_into_keywords(a, b, out):
-    torch.add(a, b, alpha=1, out=out)
+def weighted_sum_into_first_term(tensors, weights, out):
+    if not tensors:
+        return out.zero_()
+    torch.mul(tensors[0], weights[0], out=out)
+    for i in range(1, len(tensors)):
+        out.add_(tensors[i], alpha=weights[i])
     return out
 
 
-def add_into_setitem(a, b, out):
-    out[...] = a
-    out += b
+def weighted_sum_into_mul_zero(tensors, weights, out):
+    out.mul_(0)
+    for w, t in zip(weights, tensors):
+        out.add_(t, alpha=w)
     return out
 
 
@@ -1214,8 +1216,9 @@ ALTERNATIVES = {
                               "average_images_bitwise"],
     "broadcasting.events_per_window": ["events_per_window_unsqueeze", "events_per_window_rows",
                                        "events_per_window_count_nonzero"],
-    "broadcasting.nearest_center": ["nearest_center_expansion", "nearest_center_norm",
-                                    "nearest_center_min"],
+    "broadcasting.batched_nearest_center": ["batched_nearest_center_expansion",
+                                            "batched_nearest_center_unsqueeze",
+                                            "batched_nearest_center_min"],
     "broadcasting.cosine_matrix": ["cosine_matrix_keepdim", "cosine_matrix_normalize",
                                    "cosine_matrix_outer", "cosine_matrix_functional"],
     "broadcasting.pairwise_l1": ["pairwise_l1_per_feature", "pairwise_l1_per_row",
@@ -1250,8 +1253,8 @@ ALTERNATIVES = {
                                  "pixel_rows_einsum"],
     "performance.moving_average": ["moving_average_sum", "moving_average_as_strided",
                                    "moving_average_avg_pool", "moving_average_conv"],
-    "performance.add_into": ["add_into_copy_add", "add_into_chained", "add_into_keywords",
-                             "add_into_setitem"],
+    "performance.weighted_sum_into": ["weighted_sum_into_fill", "weighted_sum_into_first_term",
+                                      "weighted_sum_into_mul_zero"],
     "performance.running_totals": ["running_totals_clone", "running_totals_fresh",
                                    "running_totals_method"],
     "performance.largest_allocation": ["largest_allocation_events", "largest_allocation_sorted"],

@@ -345,47 +345,58 @@ def test_student_copy_keeps_layout_and_view_rule_compares_it():
     assert seen[0] == (False, sliced.stride(), 1)
 
 
-def _add_into_data(a, b, out):
-    out.data = a + b
+def _weighted_sum_data(tensors, weights, out):
+    out.data = sum((w * t for t, w in zip(tensors, weights)), torch.zeros_like(out))
     return out
 
 
-def _add_into_set(a, b, out):
-    return out.set_(a + b)
+def _weighted_sum_set(tensors, weights, out):
+    return out.set_(sum((w * t for t, w in zip(tensors, weights)), torch.zeros_like(out)))
 
 
-def _add_into_clobber(a, b, out):
-    a.add_(b)
-    return out.copy_(a)
+def _weighted_sum_clobber(tensors, weights, out):
+    out.zero_()
+    for t, w in zip(tensors, weights):
+        out.add_(t.mul_(w))
+    return out
 
 
-def _add_into_copy(a, b, out):
-    return out.copy_(a + b)
+def _weighted_sum_copy(tensors, weights, out):
+    out.zero_()
+    for t, w in zip(tensors, weights):
+        out.copy_(out + w * t)
+    return out
 
 
-def _add_into_assign(a, b, out):
-    out[...] = a + b
+def _weighted_sum_scaled(tensors, weights, out):
+    out.zero_()
+    for t, w in zip(tensors, weights):
+        out.add_(w * t)
     return out
 
 
 @pytest.mark.parametrize("fn, expected", [
-    (_add_into_data, "swapped the storage of `out`"),
-    (_add_into_set, "swapped the storage of `out`"),
-    (_add_into_clobber, "changed its input `a` in place"),
-    (_add_into_copy, "`Tensor.add` made a new"),
-    (_add_into_assign, "`Tensor.add` made a new"),
+    (_weighted_sum_data, "swapped the storage of `out`"),
+    (_weighted_sum_set, "swapped the storage of `out`"),
+    (_weighted_sum_clobber, "changed its input `tensors` in place"),
+    (_weighted_sum_copy, "made a new"),
+    (_weighted_sum_scaled, "`Tensor.mul` made a new"),
 ])
-def test_add_into_cheats_fail(fn, expected):
-    result = tl.check("performance.add_into", fn)
+def test_weighted_sum_into_cheats_fail(fn, expected):
+    result = tl.check("performance.weighted_sum_into", fn)
     assert result.status == "fail" and expected in result.message, repr(result)
 
 
-def test_add_into_out_argument_passes_on_every_layout():
-    def add_into(a, b, out):
-        return torch.add(a, b, out=out)
-    result = tl.check("performance.add_into", add_into)
+def test_weighted_sum_into_scaled_adds_pass_on_every_layout():
+    def weighted_sum_into(tensors, weights, out):
+        out.zero_()
+        for t, w in zip(tensors, weights):
+            torch.add(out, t, alpha=w, out=out)
+        return out
+    result = tl.check("performance.weighted_sum_into", weighted_sum_into)
     assert result.passed, repr(result)
-    assert "write into `out` instead" in repr(tl.check("performance.add_into", _add_into_copy))
+    assert "write into `out` instead" in repr(tl.check("performance.weighted_sum_into",
+                                                       _weighted_sum_scaled))
 
 
 def test_mutates_inputs_must_name_parameters():
@@ -527,8 +538,9 @@ def test_book_code_is_refused():
     for fn in (ex.solution, ex.reference):
         result = tl.check(ex.id, fn)
         assert result.status == "fail" and "book's own solution" in result.message
-    from tensorlens.exercises.performance import _add_into_solution
-    assert "book's own solution" in tl.check("performance.add_into", _add_into_solution).message
+    from tensorlens.exercises.performance import _weighted_sum_solution
+    assert "book's own solution" in tl.check("performance.weighted_sum_into",
+                                             _weighted_sum_solution).message
 
 
 def test_system_exit_is_the_students_error():

@@ -6,6 +6,8 @@ match what the cells really do, and stored outputs free of addresses.
 """
 
 import ast
+import builtins
+import copy
 import importlib
 import json
 import re
@@ -316,6 +318,96 @@ def _book_text():
                       "metadata": {}}
 
 
+_FENCE = re.compile(r"```(?:python|ipython3)?\n(.*?)```", re.S)
+_SPAN = re.compile(r"`([^`\n]+)`")
+# names that are not variables: renaming them would be a different program
+_KEPT_NAMES = set(dir(builtins)) | {"torch", "tl", "np", "F", "nn", "math", "measure"}
+_OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Subscript,
+               ast.Attribute, ast.comprehension)
+
+
+def _parsed(source):
+    """The module of a piece of book code, or None (IPython magics blanked first)."""
+    lines = ["" if line.lstrip().startswith(("%", "!")) else line
+             for line in source.splitlines()]
+    try:
+        return ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+
+
+def _code_of(cell):
+    """The parsed code a cell shows: a code cell, or a markdown cell's blocks and code spans."""
+    source = _source(cell)
+    pieces = [source] if cell["cell_type"] == "code" else \
+        _FENCE.findall(source) + _SPAN.findall(source)
+    return [tree for tree in map(_parsed, pieces) if tree is not None]
+
+
+class _Renamed(ast.NodeTransformer):
+    """Every variable name the same placeholder: attributes, keywords and constants stay."""
+
+    def visit_Name(self, node):
+        return ast.Name(id=node.id if node.id in _KEPT_NAMES else "_", ctx=ast.Load())
+
+
+def _shape(expr):
+    return ast.dump(_Renamed().visit(copy.deepcopy(expr)))
+
+
+def _size(expr):
+    return sum(isinstance(node, (ast.expr, ast.keyword)) for node in ast.walk(expr))
+
+
+def _sections(cells):
+    """Each cell with the number of the section (heading) it sits in."""
+    section = 0
+    for path, cell in cells:
+        if cell["cell_type"] == "markdown" and re.search(r"^#{1,4} ", _source(cell), re.M):
+            section += 1
+        yield section, path, cell
+
+
+def _answer_steps(fn):
+    """What a solution computes: its returned and assigned expressions, with whether the
+    expression is the whole body (a docstring aside)."""
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and
+                                       isinstance(s.value, ast.Constant))]
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign)) \
+                and node.value is not None:
+            yield node.value, body == [node]
+
+
+def _renamed_copies():
+    """(notebook, function, answer step, the book code it renames) for every solution step
+    whose expression, variable names aside, is an expression of the book's other code. A step
+    counts when it is big (10 nodes or more) or is the whole one-line answer (7 or more, two
+    operations at least): `x.T`, `x.sum(dim=0)` or `a[:, None] - b` are too common to count.
+    The exercise's own section is left out: a find-the-bug statement shows the steps its fix
+    keeps."""
+    cells = list(_sections(_book_text()))
+    book = {}
+    for section, path, cell in cells:
+        if "solution" in cell["metadata"].get("tags", []):
+            continue
+        for tree in _code_of(cell):
+            for node in ast.walk(tree):
+                if isinstance(node, ast.expr):
+                    book.setdefault(_shape(node), []).append(
+                        (section, f"{path.name}'s `{ast.unparse(node)}`"))
+    for section, path, cell in cells:
+        if "solution" not in cell["metadata"].get("tags", []):
+            continue
+        for fn in ast.parse(_source(cell)).body:
+            for expr, whole in _answer_steps(fn):
+                big = _size(expr) >= 10 or whole and _size(expr) >= 7 and \
+                    sum(isinstance(n, _OPERATIONS) for n in ast.walk(expr)) >= 2
+                seen = [code for where, code in book.get(_shape(expr), []) if where != section]
+                if big and seen:
+                    yield path.name, fn.name, ast.unparse(expr), seen[0]
+
+
 def test_no_solution_can_be_copied_from_the_book():
     """What a solution returns appears nowhere else in the book, code or prose, so an exercise
     is practice, not copying (short expressions such as `x.T` are too common to count)."""
@@ -331,6 +423,9 @@ def test_no_solution_can_be_copied_from_the_book():
                     answer = ast.unparse(node.value)
                     assert len(_normalized(answer)) < 12 or _normalized(answer) not in elsewhere, \
                         f"{path.name}: {fn.name}'s answer `{answer}` appears elsewhere in the book"
+    copies = [f"{name}: {fn}'s step `{step}` is {code} renamed"
+              for name, fn, step, code in _renamed_copies()]
+    assert not copies, "solutions that rename the book's code:\n" + "\n".join(copies)
 
 
 def test_no_code_cell_is_repeated_across_notebooks():

@@ -6,7 +6,8 @@ inputs made with ``repeat`` / ``tile``. The hand-written wrong solutions are the
 broadcasting slips: a mask that lines up with the wrong dim, operands aligned the wrong way
 round, two 1-D norms multiplied element by element (the silent bug of ``cosine_matrix``), and
 the rule applied from the left. ``events_per_window`` counts with a bool table (a sum of bools is an int64 count), and
-``nearest_center`` needs a reduction's ``argmin`` from chapter 1. ``pairwise_l1`` adds a memory budget, watched while the function
+``batched_nearest_center`` needs a reduction's ``argmin`` from chapter 1 and the batch dim kept
+aligned (the wrong version mixes the sets, and runs when ``n == B``). ``pairwise_l1`` adds a memory budget, watched while the function
 runs: no tensor it makes may be larger than the biggest of its inputs and its result.
 """
 
@@ -80,63 +81,81 @@ def events_per_window(times, starts, ends):
     return out
 
 
-# ---------------------------------------------------------------- nearest_center
+# ---------------------------------------------------------------- batched_nearest_center
 
 
-def _nearest_solution(points, centers):
-    return ((points[:, None, :] - centers) ** 2).sum(dim=-1).argmin(dim=1)
+def _batched_nearest_solution(points, centers):
+    diff = points[:, :, None, :] - centers[:, None, :, :]
+    return (diff ** 2).sum(dim=-1).argmin(dim=-1)
 
 
 @st.composite
-def _points_and_centers(draw):
+def _point_sets_and_centers(draw):
     """Integer-valued points, so every distance is exact and ties go to the first centre."""
     dtype = draw(st.sampled_from((torch.int64, torch.float64)))
-    n, k, d = draw(st.integers(0, 5)), draw(st.integers(1, 4)), draw(st.integers(1, 3))
-    points = draw(tensors(shape=(n, d), dtypes=(dtype,), low=-5, high=5))
-    centers = draw(tensors(shape=(k, d), dtypes=(dtype,), low=-5, high=5))
+    b, n = draw(st.integers(0, 3)), draw(st.integers(0, 4))
+    k, d = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    points = draw(tensors(shape=(b, n, d), dtypes=(dtype,), low=-5, high=5))
+    centers = draw(tensors(shape=(b, k, d), dtypes=(dtype,), low=-5, high=5))
     return points, centers
 
 
+def _batches_mixed(points, centers):
+    """(B, n, 1, d) against (B, k, d): aligned from the right, it runs when n == B."""
+    return ((points[:, :, None, :] - centers) ** 2).sum(dim=-1).argmin(dim=-1)
+
+
 @exercise(
-    "broadcasting.nearest_center",
-    title="The nearest centre of every point",
-    statement="Write `nearest_center(points, centers)` for `points` of shape `(n, d)` and "
-              "`centers` of shape `(k, d)` with `k >= 1` (same dtype): return the `(n,)` int64 "
-              "tensor whose entry `i` is the index of the centre closest to `points[i]` "
-              "(Euclidean distance; on a tie, the lowest index). No Python loops, no "
-              "`torch.cdist`.",
-    inputs=_points_and_centers(),
+    "broadcasting.batched_nearest_center",
+    title="The nearest centre, set by set",
+    statement="Write `batched_nearest_center(points, centers)` for a batch of `B` point sets "
+              "`points` of shape `(B, n, d)` and their centres `centers` of shape `(B, k, d)` "
+              "with `k >= 1` (same dtype): return the `(B, n)` int64 tensor whose entry "
+              "`[b, i]` is the index of the centre of set `b` closest to `points[b, i]` "
+              "(Euclidean distance; on a tie, the lowest index). A point meets the centres of "
+              "its own set only. No Python loops, no `torch.cdist`.",
+    inputs=_point_sets_and_centers(),
     edge_cases=[
-        (torch.tensor([[0, 0], [9, 9], [4, 5]]), torch.tensor([[1, 1], [8, 8]])),
-        (torch.tensor([[0., 3.], [3., 0.]]), torch.tensor([[0., 0.], [3., 3.]])),  # n == k == d
-        (torch.tensor([[2, 0]]), torch.tensor([[0, 0], [4, 0], [2, 5]])),  # a tie: index 0
-        (torch.zeros(0, 2, dtype=torch.int64), torch.tensor([[1, 1]])),
-        (make_tensor([1, 2, 3, 4, 5, 6], (3, 2), torch.float64, "transposed"),
-         torch.tensor([[1., 1.], [5., 5.]], dtype=torch.float64)),
+        (torch.tensor([[[0, 0], [9, 9], [4, 5]]]), torch.tensor([[[1, 1], [8, 8]]])),
+        # n == B: the version that mixes the batches runs, and is wrong
+        (torch.tensor([[[0., 0.], [5., 5.]], [[0., 0.], [5., 5.]]]),
+         torch.tensor([[[0., 0.], [5., 5.]], [[5., 5.], [0., 0.]]])),
+        (torch.tensor([[[2, 0]], [[0, 7]]]),
+         torch.tensor([[[0, 0], [4, 0], [2, 5]], [[0, 9], [0, 5], [9, 9]]])),  # a tie: index 0
+        (torch.zeros(0, 3, 2, dtype=torch.int64), torch.zeros(0, 1, 2, dtype=torch.int64)),
+        (torch.zeros(2, 0, 2), torch.ones(2, 3, 2)),
+        (make_tensor([1, 2, 3, 4, 5, 6, 7, 8], (2, 2, 2), torch.float64, "transposed"),
+         torch.tensor([[[1., 1.], [5., 5.]], [[9., 9.], [6., 7.]]], dtype=torch.float64)),
     ],
-    hint="Make the `(n, k)` table of squared distances, every point against every centre "
-         "(`points` with a size-1 dim in the middle against `centers`, summed over the "
-         "features), then take the position of each row's minimum (`argmin` along the centres' "
-         "dim). The square root changes no ranking.",
+    hint="Pair every point with every centre of its own set: keep the batch dim first in both, "
+         "give `points` a size-1 dim for the centres and `centers` one for the points, so that "
+         "`(B, n, 1, d)` meets `(B, 1, k, d)`. Sum the squares over the features and take the "
+         "position of the minimum along the centres' dim. Without the size-1 dim in `centers`, "
+         "`(B, k, d)` lines up from the right and the sets get mixed.",
     rules=[rules.no_loops(), _NO_COPIES,
            rules.banned("cdist", reason="compute the distances yourself")],
-    solution=_nearest_solution,
+    solution=_batched_nearest_solution,
     wrong=[
+        ("every point against the centres of every set (batches mixed)", _batches_mixed),
         ("the nearest point of every centre",
-         lambda p, c: ((p[:, None, :] - c) ** 2).sum(dim=-1).argmin(dim=0)),
-        ("the farthest centre", lambda p, c: ((p[:, None, :] - c) ** 2).sum(dim=-1).argmax(dim=1)),
-        ("point i against centre i only", lambda p, c: ((p - c) ** 2).sum(dim=-1)),
+         lambda p, c: ((p[:, :, None] - c[:, None]) ** 2).sum(dim=-1).argmin(dim=1)),
+        ("the farthest centre",
+         lambda p, c: ((p[:, :, None] - c[:, None]) ** 2).sum(dim=-1).argmax(dim=-1)),
+        ("the first set's centres for every set",
+         lambda p, c: ((p[:, :, None] - c[:1, None]) ** 2).sum(dim=-1).argmin(dim=-1)),
     ],
 )
-def nearest_center(points, centers):
-    """out[i] = the index j minimising |points[i] - centers[j]|, the first on a tie (loops)."""
-    out = torch.zeros(points.shape[0], dtype=torch.int64)
-    for i in range(points.shape[0]):
-        best = None
-        for j in range(centers.shape[0]):
-            dist = ((points[i] - centers[j]) ** 2).sum()
-            if best is None or dist < best:
-                best, out[i] = dist, j
+def batched_nearest_center(points, centers):
+    """out[b, i] = the index j minimising |points[b, i] - centers[b, j]|, the first on a tie
+    (loops: the specification only)."""
+    out = torch.zeros(points.shape[0], points.shape[1], dtype=torch.int64)
+    for b in range(points.shape[0]):
+        for i in range(points.shape[1]):
+            best = None
+            for j in range(centers.shape[1]):
+                dist = ((points[b, i] - centers[b, j]) ** 2).sum()
+                if best is None or dist < best:
+                    best, out[b, i] = dist, j
     return out
 
 

@@ -50,66 +50,102 @@ def moving_average(x, k):
     return out
 
 
-# ---------------------------------------------------------------- add_into
+# ---------------------------------------------------------------- weighted_sum_into
 
 
-def _add_into_solution(a, b, out):
-    return torch.add(a, b, out=out)
-
-
-def _assign_sum(a, b, out):
-    out[...] = a + b
+def _weighted_sum_solution(tensors, weights, out):
+    out.zero_()
+    for t, w in zip(tensors, weights):
+        out.add_(t, alpha=w)
     return out
 
 
-def _swap_data(a, b, out):
-    out.data = a + b
+def _scaled_temporaries(tensors, weights, out):
+    out.zero_()
+    for t, w in zip(tensors, weights):
+        out += w * t
     return out
 
 
-def _overwrite_a(a, b, out):
-    a.add_(b)
-    return out.copy_(a)
+def _stale_start(tensors, weights, out):
+    for t, w in zip(tensors, weights):
+        out.add_(t, alpha=w)
+    return out
+
+
+def _weights_ignored(tensors, weights, out):
+    out.zero_()
+    for t in tensors:
+        out.add_(t)
+    return out
+
+
+def _summed_then_copied(tensors, weights, out):
+    out.zero_()
+    return out.copy_(sum((w * t for t, w in zip(tensors, weights)), out))
+
+
+def _first_scaled_in_place(tensors, weights, out):
+    out.zero_()
+    if tensors:
+        tensors[0].mul_(weights[0])
+        out.add_(tensors[0])
+    for t, w in zip(tensors[1:], weights[1:]):
+        out.add_(t, alpha=w)
+    return out
 
 
 @st.composite
-def _two_operands_and_buffer(draw):
+def _tensors_weights_and_buffer(draw):
     dtype = draw(st.sampled_from((torch.float32, torch.int64)))
-    a = draw(tensors(dtypes=(dtype,), max_dims=2))
-    b = draw(tensors(dtypes=(dtype,), shape=tuple(a.shape)))
-    out = draw(tensors(dtypes=(dtype,), shape=tuple(a.shape)))  # stale values, any layout
-    return a, b, out
+    out = draw(tensors(dtypes=(dtype,), max_dims=2))  # stale values, any layout
+    m = draw(st.integers(0, 4))
+    terms = [draw(tensors(dtypes=(dtype,), shape=tuple(out.shape))) for _ in range(m)]
+    weights = [draw(st.integers(-3, 3)) for _ in range(m)]
+    return terms, weights, out
 
 
 @exercise(
-    "performance.add_into",
-    title="Write into a preallocated buffer",
-    statement="Write `add_into(a, b, out)` that stores `a + b` in the existing tensor `out` (same "
-              "shape and dtype as `a` and `b`, any strides, stale values) and returns `out` "
-              "itself, without allocating any tensor along the way (not even a temporary "
-              "`a + b`) and without changing `a` or `b`.",
-    inputs=_two_operands_and_buffer(),
+    "performance.weighted_sum_into",
+    title="Accumulate into a preallocated buffer",
+    statement="Write `weighted_sum_into(tensors, weights, out)` for a list `tensors` of tensors "
+              "of one shape and dtype, a list `weights` of as many Python ints, and an existing "
+              "tensor `out` of that shape and dtype (any strides, stale values): store "
+              "`weights[0] * tensors[0] + weights[1] * tensors[1] + ...` in `out` (zeros for "
+              "an empty list) and return `out` itself, without allocating any tensor along the "
+              "way (not even one product `w * t`) and without changing the tensors of the list. "
+              "A Python loop over the list is fine.",
+    inputs=_tensors_weights_and_buffer(),
     edge_cases=[
-        (torch.tensor([1., 2.]), torch.tensor([10., 20.]), torch.zeros(2)),
-        (torch.arange(6).reshape(2, 3), torch.ones(2, 3, dtype=torch.int64),
+        ([torch.tensor([1., 2.]), torch.tensor([10., 20.])], [1, 1], torch.zeros(2)),
+        ([torch.arange(6).reshape(2, 3), torch.ones(2, 3, dtype=torch.int64)], [2, -3],
          make_tensor([9] * 6, (2, 3), torch.int64, "transposed")),
-        (torch.zeros(0), torch.zeros(0), torch.zeros(0)),
+        ([], [], torch.tensor([5., 5.])),  # nothing to add: zeros, not the stale values
+        ([torch.tensor([1., 2., 3.])], [0], torch.full((3,), 7.)),
+        ([torch.tensor([1, 2]), torch.tensor([3, 4]), torch.tensor([5, 6])], [1, 2, 3],
+         torch.tensor([-1, -1])),
+        ([torch.zeros(0)], [4], torch.zeros(0)),
     ],
-    hint="Most torch functions take `out=`: `torch.add(a, b, out=out)`. `out.copy_(a + b)` also "
-         "fills `out`, but it allocates `a + b` first.",
+    hint="Start from a clean buffer (`out.zero_()`: its values are stale), then add one term at "
+         "a time in place. `out += w * t` makes the product `w * t` first; an in-place add "
+         "that takes the scale itself does not (the memory-traffic page of "
+         "chapter 9).",
     rules=[rules.view_of("out"), rules.allocates_nothing("out")],
-    solution=_add_into_solution,
+    solution=_weighted_sum_solution,
     mutates_inputs=("out",),
-    wrong=[("a new tensor a + b", lambda a, b, out: a + b),
-           ("out.copy_(a + b): allocates a + b first", lambda a, b, out: out.copy_(a + b)),
-           ("out[...] = a + b: allocates a + b first", _assign_sum),
-           ("out.data = a + b: swaps out's storage", _swap_data),
-           ("out.set_(a + b): swaps out's storage", lambda a, b, out: out.set_(a + b)),
-           ("a.add_(b): overwrites the caller's a", _overwrite_a)],
+    wrong=[("a new tensor", lambda ts, ws, out: sum((w * t for t, w in zip(ts, ws)), out * 0)),
+           ("out += w * t: allocates w * t first", _scaled_temporaries),
+           ("the sum copied into out: allocates it first", _summed_then_copied),
+           ("out not zeroed: its stale values kept", _stale_start),
+           ("the weights left out", _weights_ignored),
+           ("tensors[0] scaled in place: changes the caller's tensor", _first_scaled_in_place)],
 )
-def add_into(a, b, out):
-    """Fill out with a + b and hand out back (the specification)."""
-    out.copy_(a + b)
+def weighted_sum_into(tensors, weights, out):
+    """Fill out with the weighted sum and hand out back (the specification)."""
+    total = torch.zeros_like(out)
+    for t, w in zip(tensors, weights):
+        total = total + w * t
+    out.copy_(total)
     return out
 
 
