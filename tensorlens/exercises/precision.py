@@ -361,11 +361,11 @@ _F32, _F64, _BF16, _F16 = _FLOATS
 
 @exercise(
     "precision.autocast_dtypes",
-    title="Predict the dtypes under autocast",
+    title="Predict the dtypes under `autocast`",
     statement="Write `autocast_dtypes(steps)` that returns, as a list with one dtype per step, "
               "the dtype of each step's result inside "
               "`torch.autocast(\"cpu\", dtype=torch.bfloat16)`, predicted without running "
-              "autocast. `steps` is a list of tuples `(op, *operands)`. An operand is a dtype "
+              "`autocast`. `steps` is a list of tuples `(op, *operands)`. An operand is a dtype "
               "(`torch.float32`, `float64`, `bfloat16` or `float16`: a new tensor of that "
               "dtype) or an int `i` (the result of the earlier step `i`). `op` is `\"matmul\"` "
               "(`a @ b`), `\"linear\"` (`F.linear(a, b)`), `\"mse_loss\"` "
@@ -383,13 +383,13 @@ _F32, _F64, _BF16, _F16 = _FLOATS
         [("linear", _F32, _F32), ("add", 0, _F32), ("softmax", 1)],
         [("matmul", _F32, _F32), ("float", 0), ("matmul", 1, _F32), ("add", 2, 1)],
     ],
-    hint="On the CPU the ops fall into three groups. `matmul` and `linear` cast every input "
+    hint="For `\"cpu\"` the ops fall into three groups. `matmul` and `linear` cast every input "
          "except `float64` to `bfloat16`; `mse_loss` and `prod` cast every input except "
          "`float64` to `float32`; the rest, `.float()` included, follow their inputs with the "
          "usual promotion (`torch.promote_types`: `bfloat16` with `float16` gives `float32`). "
          "A step's result goes into later steps in its own dtype.",
     rules=[rules.banned("autocast", "amp", "set_autocast_enabled", "set_autocast_dtype",
-                        reason="predict the dtypes; the check runs autocast to compare")],
+                        reason="predict the dtypes; the check runs `autocast` to compare")],
     solution=_autocast_dtypes_solution,
     wrong=[("plain type promotion, as if autocast were off", _autocast_without_autocast),
            ("casts float64 down too", _autocast_casts_float64_too),
