@@ -361,7 +361,7 @@ _F32, _F64, _BF16, _F16 = _FLOATS
 
 @exercise(
     "precision.autocast_dtypes",
-    title="Predict the dtypes under `autocast`",
+    title="Predict the dtypes of mixed precision",
     statement="Write `autocast_dtypes(steps)` that returns, as a list with one dtype per step, "
               "the dtype of each step's result inside "
               "`torch.autocast(\"cpu\", dtype=torch.bfloat16)`, predicted without running "
