@@ -9,6 +9,7 @@ them), so a stricter checker that starts rejecting right answers is caught by
 ``ALTERNATIVES`` maps an exercise id to the names of its accepted functions in this module.
 """
 
+import functools
 import json
 import math
 import struct
@@ -858,6 +859,45 @@ def spacing_bits(x):
     return (x.view(as_int) + 1).view(x.dtype) - x
 
 
+# ---------------------------------------------------------------- precision.autocast_dtypes
+
+
+AUTOCAST_GROUPS = {"matmul": "lower", "linear": "lower", "mse_loss": "float32",
+                   "prod": "float32"}
+
+
+def autocast_dtypes_table(steps):
+    out = []
+    for op, *operands in steps:
+        dtypes = [out[o] if type(o) is int else o for o in operands]
+        group = AUTOCAST_GROUPS.get(op)
+        if op == "float":
+            out.append(torch.float32)
+            continue
+        if group is not None:
+            target = torch.bfloat16 if group == "lower" else torch.float32
+            dtypes = [d if d is torch.float64 else target for d in dtypes]
+        out.append(functools.reduce(torch.promote_types, dtypes))
+    return out
+
+
+def autocast_dtypes_by_running(steps):
+    """The casts autocast makes, done by hand on empty tensors, then promotion."""
+    results: list[torch.dtype] = []
+    for step in steps:
+        op, operands = step[0], step[1:]
+        ins = [torch.empty(0, dtype=results[o] if isinstance(o, int) else o)
+               for o in operands]
+        if op in ("matmul", "linear"):
+            ins = [t if t.dtype == torch.float64 else t.bfloat16() for t in ins]
+        elif op in ("mse_loss", "prod"):
+            ins = [t if t.dtype == torch.float64 else t.float() for t in ins]
+        elif op == "float":
+            ins = [ins[0].float()]
+        results.append(torch.result_type(*ins) if len(ins) == 2 else ins[0].dtype)
+    return results
+
+
 # ---------------------------------------------------------------- precision.bytes_kept
 
 
@@ -1267,6 +1307,7 @@ ALTERNATIVES = {
     "precision.half_mean": ["half_mean_double", "half_mean_sum_dtype", "half_mean_function"],
     "precision.spacing": ["spacing_nextafter", "spacing_frexp", "spacing_bits"],
     "precision.bytes_kept": ["bytes_kept_set", "bytes_kept_shares"],
+    "precision.autocast_dtypes": ["autocast_dtypes_table", "autocast_dtypes_by_running"],
     "saving.compact_for_saving": ["compact_size", "compact_empty_like"],
     "saving.strip_module_prefix": ["strip_prefix_slice", "strip_prefix_partition"],
     "saving.snapshot": ["snapshot_bytesio", "snapshot_storages"],

@@ -17,13 +17,15 @@ from ._core import Exercise
 __all__ = ["wrong_variants"]
 
 
-def _map(out, tensor_fn, scalar_fn):
+def _map(out, tensor_fn, scalar_fn, dtype_fn):
     if isinstance(out, torch.Tensor):
         return tensor_fn(out)
     if isinstance(out, (tuple, list)):
-        return type(out)(_map(v, tensor_fn, scalar_fn) for v in out)
+        return type(out)(_map(v, tensor_fn, scalar_fn, dtype_fn) for v in out)
     if isinstance(out, (bool, int, float)):
         return scalar_fn(out)
+    if isinstance(out, torch.dtype):
+        return dtype_fn(out)
     return out
 
 
@@ -45,9 +47,14 @@ def _scalar_type(v):
     return float(v) if isinstance(v, (bool, int)) else int(v)
 
 
-def _wrap(solution, tensor_fn, scalar_fn):
+def _swap_dtype(d):
+    # a dtype as a result (a prediction): the neighbouring one is wrong in every way that counts
+    return torch.float32 if d != torch.float32 else torch.bfloat16
+
+
+def _wrap(solution, tensor_fn, scalar_fn, dtype_fn=_swap_dtype):
     def variant(*args):
-        return _map(solution(*args), tensor_fn, scalar_fn)
+        return _map(solution(*args), tensor_fn, scalar_fn, dtype_fn)
     return variant
 
 
@@ -60,7 +67,8 @@ def wrong_variants(ex: Exercise) -> list:
     solution = ex.solution or ex.reference
     variants = [
         ("values off by one", _wrap(solution, _off_by_one, _scalar_off)),
-        ("an extra size-1 dim", _wrap(solution, lambda t: t.unsqueeze(0), lambda v: torch.tensor([v]))),
+        ("an extra size-1 dim", _wrap(solution, lambda t: t.unsqueeze(0), lambda v: torch.tensor([v]),
+                                      lambda d: (d,))),
         ("a wrong dtype", _wrap(solution, _other_dtype, _scalar_type)),
         ("raises", _raises),
     ]

@@ -1,5 +1,6 @@
-"""Exercises for chapter 8, devices and precision: the limits of 16-bit floating point, and
-the memory a list of tensors keeps alive (``bytes_kept``).
+"""Exercises for chapter 8, devices and precision: the limits of 16-bit floating point, the
+memory a list of tensors keeps alive (``bytes_kept``), and the dtypes CPU autocast gives a chain
+of operations (``autocast_dtypes``, whose reference runs them under autocast).
 
 References are written from the format's definition (finfo and frexp); the idiomatic solutions
 use torch's own casts and ``nextafter``, and the strictness tests check that both agree.
@@ -7,6 +8,7 @@ use torch's own casts and ``nextafter``, and the strictness tests check that bot
 
 import torch
 
+from . import rules
 from ._core import exercise
 from .strategies import st
 
@@ -219,3 +221,190 @@ def bytes_kept(tensors):
             seen.append(storage.data_ptr())
             total += storage.nbytes()
     return total
+
+
+# ---------------------------------------------------------------- autocast_dtypes (mixed precision)
+
+# The CPU's autocast lists for the ops of the exercise (see 08-3): the lower-precision list casts
+# every floating input but float64 to the autocast dtype; the float32 list casts them to float32.
+_LOWER_LIST = ("matmul", "linear")
+_FLOAT32_LIST = ("mse_loss", "prod")
+_AUTOCAST_OPS = {
+    "matmul": lambda a, b: a @ b,
+    "linear": lambda a, b: torch.nn.functional.linear(a, b),
+    "mse_loss": lambda a, b: torch.nn.functional.mse_loss(a, b),
+    "add": lambda a, b: a + b,
+    "prod": lambda a: a.prod(),
+    "sum": lambda a: a.sum(),
+    "cumsum": lambda a: a.cumsum(0),
+    "softmax": lambda a: a.softmax(0),
+    "float": lambda a: a.float(),
+}
+_FLOATS = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
+
+
+def _step_dtype(op, dtypes):
+    """The dtype autocast('cpu', bfloat16) gives op on inputs of these dtypes (no float64 mix
+    in the lower-precision list: that raises)."""
+    if op == "float":
+        return torch.float32
+    if op in _LOWER_LIST:
+        return torch.float64 if torch.float64 in dtypes else torch.bfloat16
+    if op in _FLOAT32_LIST:
+        dtypes = [d if d == torch.float64 else torch.float32 for d in dtypes]
+    result = dtypes[0]
+    for d in dtypes[1:]:
+        result = torch.promote_types(result, d)
+    return result
+
+
+@st.composite
+def _autocast_steps(draw):
+    steps, known = [], []
+    for _ in range(draw(st.integers(1, 5))):
+        op = draw(st.sampled_from(list(_AUTOCAST_OPS)))
+        arity = _AUTOCAST_OPS[op].__code__.co_argcount
+        candidates = list(_FLOATS) + list(range(len(known)))
+        operands = []
+        for _ in range(arity):
+            if op in _LOWER_LIST and operands:
+                # a float64 operand next to another dtype makes the product raise
+                first = known[operands[0]] if isinstance(operands[0], int) else operands[0]
+                wide = first == torch.float64
+                candidates = [c for c in candidates
+                              if ((known[c] if isinstance(c, int) else c) == torch.float64) == wide]
+            operands.append(draw(st.sampled_from(candidates)))
+        steps.append((op, *operands))
+        known.append(_step_dtype(op, [known[a] if isinstance(a, int) else a for a in operands]))
+    return steps
+
+
+def _autocast_dtypes_solution(steps):
+    results = []
+    for op, *operands in steps:
+        dtypes = [results[a] if isinstance(a, int) else a for a in operands]
+        if op == "float":
+            results.append(torch.float32)
+        elif op in ("matmul", "linear"):
+            wide = torch.float64 in dtypes
+            results.append(torch.float64 if wide else torch.bfloat16)
+        else:
+            if op in ("mse_loss", "prod"):
+                dtypes = [d if d == torch.float64 else torch.float32 for d in dtypes]
+            out = dtypes[0]
+            for d in dtypes[1:]:
+                out = torch.promote_types(out, d)
+            results.append(out)
+    return results
+
+
+def _autocast_without_autocast(steps):
+    # plain type promotion: as if the block were not there
+    results = []
+    for op, *operands in steps:
+        dtypes = [results[a] if isinstance(a, int) else a for a in operands]
+        out = torch.float32 if op == "float" else dtypes[0]
+        for d in dtypes[1:]:
+            out = torch.promote_types(out, d)
+        results.append(out)
+    return results
+
+
+def _autocast_casts_float64_too(steps):
+    # forgets that autocast leaves float64 alone
+    results = []
+    for op, *operands in steps:
+        dtypes = [results[a] if isinstance(a, int) else a for a in operands]
+        if op in _LOWER_LIST:
+            results.append(torch.bfloat16)
+        elif op in _FLOAT32_LIST:
+            results.append(torch.float32)
+        else:
+            results.append(_step_dtype(op, dtypes))
+    return results
+
+
+def _autocast_cuda_lists(steps):
+    # CUDA's float32 list also holds sum, cumsum and softmax; the CPU's does not
+    results = []
+    for op, *operands in steps:
+        dtypes = [results[a] if isinstance(a, int) else a for a in operands]
+        if op in ("sum", "cumsum", "softmax"):
+            op = "prod"
+        results.append(_step_dtype(op, dtypes))
+    return results
+
+
+def _autocast_results_as_float32(steps):
+    # takes an earlier step's result to be float32 again, as if autocast cast it back
+    results = []
+    for op, *operands in steps:
+        dtypes = [torch.float32 if isinstance(a, int) else a for a in operands]
+        results.append(_step_dtype(op, dtypes))
+    return results
+
+
+def _autocast_16_bit_stays_16_bit(steps):
+    # bfloat16 with float16 promotes to float32, not to bfloat16
+    results = []
+    for op, *operands in steps:
+        dtypes = [results[a] if isinstance(a, int) else a for a in operands]
+        out = _step_dtype(op, dtypes)
+        if op == "add" and set(dtypes) == {torch.bfloat16, torch.float16}:
+            out = torch.bfloat16
+        results.append(out)
+    return results
+
+
+_F32, _F64, _BF16, _F16 = _FLOATS
+
+
+@exercise(
+    "precision.autocast_dtypes",
+    title="Predict the dtypes of mixed precision",
+    statement="Write `autocast_dtypes(steps)` that returns, as a list with one dtype per step, "
+              "the dtype of each step's result inside "
+              "`torch.autocast(\"cpu\", dtype=torch.bfloat16)`, predicted without running "
+              "`autocast`. `steps` is a list of tuples `(op, *operands)`. An operand is a dtype "
+              "(`torch.float32`, `float64`, `bfloat16` or `float16`: a new tensor of that "
+              "dtype) or an int `i` (the result of the earlier step `i`). `op` is `\"matmul\"` "
+              "(`a @ b`), `\"linear\"` (`F.linear(a, b)`), `\"mse_loss\"` "
+              "(`F.mse_loss(a, b)`), `\"add\"` (`a + b`), `\"prod\"`, `\"sum\"` (`a.prod()`, "
+              "`a.sum()`), `\"cumsum\"`, `\"softmax\"` (`a.cumsum(0)`, `a.softmax(0)`) or "
+              "`\"float\"` (`a.float()`). Shapes always fit, and `\"matmul\"` and `\"linear\"` "
+              "never get a `float64` operand together with one of another dtype.",
+    inputs=_autocast_steps(),
+    edge_cases=[
+        [],
+        [("matmul", _F32, _F32), ("sum", 0)],
+        [("matmul", _F64, _F64), ("linear", _F16, _BF16)],
+        [("prod", _BF16), ("mse_loss", _F16, _BF16), ("mse_loss", _F64, _F32)],
+        [("add", _BF16, _F16), ("softmax", _BF16), ("cumsum", _F16)],
+        [("linear", _F32, _F32), ("add", 0, _F32), ("softmax", 1)],
+        [("matmul", _F32, _F32), ("float", 0), ("matmul", 1, _F32), ("add", 2, 1)],
+    ],
+    hint="For `\"cpu\"` the ops fall into three groups. `matmul` and `linear` cast every input "
+         "except `float64` to `bfloat16`; `mse_loss` and `prod` cast every input except "
+         "`float64` to `float32`; the rest, `.float()` included, follow their inputs with the "
+         "usual promotion (`torch.promote_types`: `bfloat16` with `float16` gives `float32`). "
+         "A step's result goes into later steps in its own dtype.",
+    rules=[rules.banned("autocast", "amp", "set_autocast_enabled", "set_autocast_dtype",
+                        reason="predict the dtypes; the check runs `autocast` to compare")],
+    solution=_autocast_dtypes_solution,
+    wrong=[("plain type promotion, as if autocast were off", _autocast_without_autocast),
+           ("casts float64 down too", _autocast_casts_float64_too),
+           ("CUDA's lists: sum, cumsum and softmax in float32", _autocast_cuda_lists),
+           ("an earlier result taken as float32 again", _autocast_results_as_float32),
+           ("bfloat16 with float16 stays bfloat16", _autocast_16_bit_stays_16_bit)],
+)
+def autocast_dtypes(steps):
+    """Runs the steps on 2 x 2 tensors inside autocast and reads each result's dtype (a 0-d
+    result is expanded to 2 x 2 where a later step uses it: the shape does not change a dtype).
+    """
+    results = []
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        for op, *operands in steps:
+            args = [results[a].expand(2, 2) if isinstance(a, int)
+                    else torch.ones(2, 2, dtype=a) for a in operands]
+            results.append(_AUTOCAST_OPS[op](*args))
+    return [r.dtype for r in results]
