@@ -243,6 +243,13 @@ _AUTOCAST_OPS = {
 _FLOATS = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
 
 
+def _promoted(dtypes):
+    out = dtypes[0]
+    for d in dtypes[1:]:
+        out = torch.promote_types(out, d)
+    return out
+
+
 def _step_dtype(op, dtypes):
     """The dtype autocast('cpu', bfloat16) gives op on inputs of these dtypes (no float64 mix
     in the lower-precision list: that raises)."""
@@ -252,10 +259,7 @@ def _step_dtype(op, dtypes):
         return torch.float64 if torch.float64 in dtypes else torch.bfloat16
     if op in _FLOAT32_LIST:
         dtypes = [d if d == torch.float64 else torch.float32 for d in dtypes]
-    result = dtypes[0]
-    for d in dtypes[1:]:
-        result = torch.promote_types(result, d)
-    return result
+    return _promoted(dtypes)
 
 
 @st.composite
@@ -298,62 +302,38 @@ def _autocast_dtypes_solution(steps):
     return results
 
 
-def _autocast_without_autocast(steps):
-    # plain type promotion: as if the block were not there
-    results = []
-    for op, *operands in steps:
-        dtypes = [results[a] if isinstance(a, int) else a for a in operands]
-        out = torch.float32 if op == "float" else dtypes[0]
-        for d in dtypes[1:]:
-            out = torch.promote_types(out, d)
-        results.append(out)
-    return results
+def _chained(rule):
+    """The steps -> dtypes function that gives each step ``rule(op, dtypes of its operands)``,
+    an int operand standing for the dtype ``rule`` gave that earlier step."""
+    def predict(steps):
+        results = []
+        for op, *operands in steps:
+            results.append(rule(op, [results[a] if isinstance(a, int) else a for a in operands]))
+        return results
+    return predict
 
 
-def _autocast_casts_float64_too(steps):
-    # forgets that autocast leaves float64 alone
-    results = []
-    for op, *operands in steps:
-        dtypes = [results[a] if isinstance(a, int) else a for a in operands]
-        if op in _LOWER_LIST:
-            results.append(torch.bfloat16)
-        elif op in _FLOAT32_LIST:
-            results.append(torch.float32)
-        else:
-            results.append(_step_dtype(op, dtypes))
-    return results
-
-
-def _autocast_cuda_lists(steps):
-    # CUDA's float32 list also holds sum, cumsum and softmax; the CPU's does not
-    results = []
-    for op, *operands in steps:
-        dtypes = [results[a] if isinstance(a, int) else a for a in operands]
-        if op in ("sum", "cumsum", "softmax"):
-            op = "prod"
-        results.append(_step_dtype(op, dtypes))
-    return results
+# plain type promotion: as if the block were not there
+_autocast_without_autocast = _chained(
+    lambda op, dtypes: torch.float32 if op == "float" else _promoted(dtypes))
+# forgets that autocast leaves float64 alone
+_autocast_casts_float64_too = _chained(
+    lambda op, dtypes: torch.bfloat16 if op in _LOWER_LIST
+    else torch.float32 if op in _FLOAT32_LIST else _step_dtype(op, dtypes))
+# CUDA's float32 list also holds sum, cumsum and softmax; the CPU's does not
+_autocast_cuda_lists = _chained(
+    lambda op, dtypes: _step_dtype("prod" if op in ("sum", "cumsum", "softmax") else op, dtypes))
+# bfloat16 with float16 promotes to float32, not to bfloat16
+_autocast_16_bit_stays_16_bit = _chained(
+    lambda op, dtypes: torch.bfloat16 if op == "add" and set(dtypes) == {torch.bfloat16,
+                                                                        torch.float16}
+    else _step_dtype(op, dtypes))
 
 
 def _autocast_results_as_float32(steps):
     # takes an earlier step's result to be float32 again, as if autocast cast it back
-    results = []
-    for op, *operands in steps:
-        dtypes = [torch.float32 if isinstance(a, int) else a for a in operands]
-        results.append(_step_dtype(op, dtypes))
-    return results
-
-
-def _autocast_16_bit_stays_16_bit(steps):
-    # bfloat16 with float16 promotes to float32, not to bfloat16
-    results = []
-    for op, *operands in steps:
-        dtypes = [results[a] if isinstance(a, int) else a for a in operands]
-        out = _step_dtype(op, dtypes)
-        if op == "add" and set(dtypes) == {torch.bfloat16, torch.float16}:
-            out = torch.bfloat16
-        results.append(out)
-    return results
+    return [_step_dtype(op, [torch.float32 if isinstance(a, int) else a for a in operands])
+            for op, *operands in steps]
 
 
 _F32, _F64, _BF16, _F16 = _FLOATS
