@@ -13,7 +13,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONWARNINGS :=
 
-.PHONY: book test check colab-runtime setup lab sync execute student assignments chromium unit notebooks book-strict browser js clean \
+.PHONY: book test check colab-runtime prepare setup lab sync execute student assignments chromium unit notebooks book-strict browser js clean \
         test-colab dist zip-book screenshots recorded i18n
 
 # The book shows the executed notebooks' stored outputs (nbval proves a fresh kernel reproduces
@@ -36,13 +36,18 @@ i18n: setup
 	$(PY) scripts/i18n.py update
 
 # Every stage, one after the other but for the build and the Colab stage, side by side
-# (scripts/test_stages.py: a log and the seconds of each): colab-runtime, unit, notebooks,
-# book-strict | test-colab, zip-book, browser, js. Each runs alone too.
-test: setup chromium
-	$(PY) scripts/test_stages.py
+# (scripts/test_stages.py, which runs on the system's Python: a log and the seconds of each):
+# prepare, unit, notebooks, book-strict | test-colab, zip-book, browser, js. Each runs alone too.
+test:
+	$(PYTHON) scripts/test_stages.py
 	@echo "make test: all test stages passed"
 
 setup: $(STAMP) $(VENDOR) $(LAB_SETTINGS)
+
+# What the stages need, installed side by side (make -j4 prepare, test_stages.py's first step):
+# they wait on the network and the disk more than on the cores. On a fresh machine the venv,
+# npm's packages and Debian's Chromium are ready while Colab's runtime still downloads (3 GB).
+prepare: setup chromium colab-runtime
 
 # uv installs the pins (about 26 s here, pip 75 s: it unpacks and byte-compiles on every core);
 # a find-links folder set for pip (PIP_FIND_LINKS, such as one holding torch's CPU wheel) is used too.
@@ -57,7 +62,7 @@ $(STAMP): requirements.txt pyproject.toml
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 
-$(VENDOR): node_modules/.package-lock.json scripts/vendor_widget_js.py scripts/vendor/widgets-config.js
+$(VENDOR): node_modules/.package-lock.json scripts/vendor_widget_js.py scripts/vendor/widgets-config.js | $(STAMP)
 	$(PY) scripts/vendor_widget_js.py
 	touch $@
 
@@ -79,9 +84,10 @@ check: setup chromium
 # Each notebook in a fresh kernel, forked from one that has imported torch and ipykernel (about
 # 3 CPU-seconds a notebook less; tests/kernel_zygote.py, tests/test_kernel_zygote.py), listening
 # on unix sockets rather than TCP ports another process could take (tests/nbval_unix_sockets.py).
+# Three workers on two cores: a kernel waits on its client between cells (measured: 77 s against 90 s).
 notebooks: setup
 	$(PY) tests/kernel_zygote.py run -- $(PY) -m pytest -q -p no:cacheprovider --durations=20 --nbval notebooks \
-	    -p tests.nbval_unix_sockets --ignore=notebooks/zh --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300 -n 2 --dist loadfile
+	    -p tests.nbval_unix_sockets --ignore=notebooks/zh --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300 -n 3 --dist loadfile
 
 book-strict: book
 
@@ -111,7 +117,7 @@ recorded: setup
 	$(PY) scripts/check_recorded_outputs.py
 
 # Colab's runtime in the cache (built only when tests/colab/stack.txt changed), ahead of test-colab.
-colab-runtime: setup
+colab-runtime: $(STAMP)
 	$(PY) tests/colab/test_colab.py runtime
 
 # The built book as one zip, readable offline: unzip it and open tensor-views/index.html.

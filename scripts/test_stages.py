@@ -1,7 +1,10 @@
 """make test's stages, step by step, with each stage's log and seconds.
 
-    python scripts/test_stages.py            # what `make test` runs after `setup` and `chromium`
+    python3 scripts/test_stages.py           # what `make test` runs (the standard library only)
 
+The first step, ``prepare``, installs what the others need (the venv, npm's packages, Debian's
+Chromium, Colab's runtime) with ``make -j4``: on a fresh machine they wait on the network and the
+disk, so side by side they take about as long as Colab's runtime alone (its 3 GB download).
 A step runs its stages (make targets) side by side and ends when they all have; the steps run one
 after the other (``STEPS``). The book's build does not sync the notebooks (``make -o sync``): the
 unit stage has passed only if every notebook is current (``tests/test_sources.py``,
@@ -32,11 +35,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / "_build" / "test-logs"
 TIMES = ROOT / "_build" / "test-stages.json"
-STEPS = [["colab-runtime"], ["unit"], ["notebooks"], ["book-strict", "test-colab"], ["zip-book"],
+STEPS = [["prepare"], ["unit"], ["notebooks"], ["book-strict", "test-colab"], ["zip-book"],
          ["browser"], ["js"]]
-#: what a stage's make is told besides its target: the build leaves the notebooks as they are
-#: (the unit stage proved them current) while the Colab stage reads them
-MAKE_ARGS = {"book-strict": ["-o", "sync"]}
+#: what a stage's make is told besides its target: ``prepare`` installs the venv, npm's packages,
+#: Chromium and Colab's runtime side by side; the build leaves the notebooks as they are (the unit
+#: stage proved them current) while the Colab stage reads them
+MAKE_ARGS = {"prepare": ["-j4"], "book-strict": ["-o", "sync"]}
 
 
 def busy_core_seconds() -> float | None:

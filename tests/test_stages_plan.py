@@ -44,3 +44,22 @@ def test_a_step_of_two_is_shown_with_the_seconds_of_each_and_of_the_step():
     assert test_stages._step_line(step, {"book-strict": 159.6, "test-colab": 208.2}) == \
         "book-strict 160 | test-colab 208: 208 (1.9)"
     assert test_stages._step_line({"stages": ["js"], "seconds": 2, "busy": None}, {"js": 2.3}) == "js 2"
+
+
+def test_the_first_step_installs_everything_side_by_side():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert test_stages.STEPS[0] == ["prepare"] and test_stages.MAKE_ARGS["prepare"] == ["-j4"]
+    assert re.search(r"^prepare: setup chromium colab-runtime$", makefile, re.M)
+    # under -j a recipe that runs the venv's Python must wait for the venv
+    for target in ("$(VENDOR)", "colab-runtime", "$(LAB_SETTINGS)"):
+        rule = re.search(rf"^{re.escape(target)}:(.*)$", makefile, re.M)
+        assert rule and "$(STAMP)" in rule.group(1), target
+    # make test itself starts on the system's Python: the venv does not exist yet
+    assert re.search(r"^test:\n\t\$\(PYTHON\) scripts/test_stages.py$", makefile, re.M)
+
+
+def test_ci_runs_the_test_command_and_nothing_else():
+    commands = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+                if line.strip() and not line.startswith("#")]
+    assert commands[-1] == "make test"
+    assert not any("apt-get" in line for line in commands)
