@@ -52,9 +52,14 @@ prepare: setup chromium colab-runtime
 # uv installs the pins (about 26 s here, pip 75 s: it unpacks and byte-compiles on every core);
 # a find-links folder set for pip (PIP_FIND_LINKS, such as one holding torch's CPU wheel) is used too.
 UV      := $(BIN)/uv pip install -q --python $(PY) --compile-bytecode $(if $(PIP_FIND_LINKS),--find-links $(PIP_FIND_LINKS))
-$(STAMP): requirements.txt pyproject.toml
+# The venv with uv alone comes first: Colab's runtime needs no more to start building (prepare).
+UV_STAMP := $(VENV)/.uv
+$(UV_STAMP):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q uv==0.13.9
+	touch $@
+
+$(STAMP): requirements.txt pyproject.toml | $(UV_STAMP)
 	$(UV) -r requirements.txt
 	$(UV) --no-deps -e .
 	touch $@
@@ -117,8 +122,8 @@ recorded: setup
 	$(PY) scripts/check_recorded_outputs.py
 
 # Colab's runtime in the cache (built only when tests/colab/stack.txt changed), ahead of test-colab.
-colab-runtime: $(STAMP)
-	$(PY) tests/colab/test_colab.py runtime
+colab-runtime: | $(UV_STAMP)
+	$(PY) tests/colab/colab_runtime.py
 
 # The built book as one zip, readable offline: unzip it and open tensor-views/index.html.
 dist: book

@@ -5,15 +5,15 @@
 The first step, ``prepare``, installs what the others need (the venv, npm's packages, Debian's
 Chromium, Colab's runtime) with ``make -j4``: on a fresh machine they wait on the network and the
 disk, so side by side they take about as long as Colab's runtime alone (its 3 GB download).
-A step runs its stages (make targets) side by side and ends when they all have; the steps run one
-after the other (``STEPS``). The book's build does not sync the notebooks (``make -o sync``): the
-unit stage has passed only if every notebook is current (``tests/test_sources.py``,
-``tests/test_zh_notebooks.py`` compare them as ``make sync`` does), so there is nothing to write
-while the Colab stage reads them beside the build. That is the only step of two: the two
-builds (English, Chinese) and Colab's setup, which is mostly pip, each keep one core busy, so
-apart they leave a core idle much of the time. Every other stage keeps both cores busy on its
-own (the browser stage with three workers). Unit and notebooks side by side were measured slower,
-and the grading tests' time limits failed under the doubled load.
+The steps run one after the other (``STEPS``); a step runs its lanes side by side, and a lane
+runs its stages (make targets) one after the other. Unit runs alone: beside other stages it was
+measured slower, and the grading tests' time limits failed under the doubled load. The rest is
+one step of two lanes, nbval then the Colab stage, and the build, the zip, the browser and the
+JS tests: every stage after unit keeps the cores busy only most of the time (a kernel waits on
+its client, a page on its requests), so the two lanes fill each other's gaps (measured below).
+The build does not sync the notebooks (``make -o sync``): the unit stage has passed only if every
+notebook is current (``tests/test_sources.py``, ``tests/test_zh_notebooks.py`` compare them as
+``make sync`` does), so there is nothing to write while nbval and the Colab stage read them.
 
 Each stage's output goes to ``_build/test-logs/<stage>.log`` and, line by line with the stage's
 name in front, to the terminal. A failing stage ends the run after its step, and its log tail is
@@ -35,11 +35,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / "_build" / "test-logs"
 TIMES = ROOT / "_build" / "test-stages.json"
-STEPS = [["prepare"], ["unit"], ["notebooks"], ["book-strict", "test-colab"], ["zip-book"],
-         ["browser"], ["js"]]
+#: each step's lanes, side by side; a lane's stages run one after the other, and a step ends when
+#: all its lanes have
+STEPS = [[["prepare"]], [["unit"]],
+         [["notebooks", "test-colab"], ["book-strict", "zip-book", "browser", "js"]]]
 #: what a stage's make is told besides its target: ``prepare`` installs the venv, npm's packages,
 #: Chromium and Colab's runtime side by side; the build leaves the notebooks as they are (the unit
-#: stage proved them current) while the Colab stage reads them
+#: stage proved them current) while nbval and the Colab stage read them
 MAKE_ARGS = {"prepare": ["-j4"], "book-strict": ["-o", "sync"]}
 
 
@@ -81,32 +83,41 @@ class Run:
             if code:
                 self.failed.append(stage)
 
-    def step(self, stages: list[str]) -> None:
+    def lane(self, stages: list[str]) -> None:
+        """``stages`` one after the other, up to the first that fails."""
+        for stage in stages:
+            self.stage(stage)
+            if stage in self.failed:
+                return
+
+    def step(self, lanes: list[list[str]]) -> None:
         start, busy = time.monotonic(), busy_core_seconds()
-        threads = [threading.Thread(target=self.stage, args=(stage,)) for stage in stages]
+        threads = [threading.Thread(target=self.lane, args=(lane,)) for lane in lanes]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         seconds = time.monotonic() - start
         cores = None if busy is None else round((busy_core_seconds() - busy) / seconds, 2)
-        self.steps.append({"stages": stages, "seconds": round(seconds, 1), "busy": cores})
+        self.steps.append({"lanes": lanes, "seconds": round(seconds, 1), "busy": cores})
 
 
 def _step_line(step: dict, seconds: dict[str, float]) -> str:
-    """``unit 206 (1.8)``, or ``book-strict 110 | test-colab 154: 156 (1.9)`` for a step of two."""
-    stages = " | ".join(f"{stage} {seconds[stage]:.0f}" for stage in step["stages"])
-    whole = f": {step['seconds']:.0f}" if len(step["stages"]) > 1 else ""
+    """``unit 206 (1.8)``, or ``notebooks 75 > test-colab 150 | book-strict 90 > ...: 480 (1.9)``
+    for a step of two lanes (a stage that did not run is left out)."""
+    lanes = [" > ".join(f"{stage} {seconds[stage]:.0f}" for stage in lane if stage in seconds)
+             for lane in step["lanes"]]
+    whole = f": {step['seconds']:.0f}" if len(lanes) > 1 or len(lanes[0].split(" > ")) > 1 else ""
     busy = "" if step["busy"] is None else f" ({step['busy']:.1f})"
-    return stages + whole + busy
+    return " | ".join(lanes) + whole + busy
 
 
 def main() -> int:
     LOGS.mkdir(parents=True, exist_ok=True)
     run = Run()
     start = time.monotonic()
-    for stages in STEPS:
-        run.step(stages)
+    for lanes in STEPS:
+        run.step(lanes)
         if run.failed:
             break
     total = round(time.monotonic() - start, 1)

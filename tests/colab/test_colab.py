@@ -3,9 +3,9 @@
 The stage (``make test-colab``) rebuilds Colab's runtime from ``tests/colab/stack.txt`` (its
 Python, torch, ipywidgets and anywidget) and then does what a learner's first cell does:
 
-1. **The runtime**: a venv with the stack, built once per version of ``stack.txt`` and kept in
-   ``~/.cache/tensor-views/colab/`` (``TENSOR_VIEWS_CACHE`` moves it) with the wheels it was
-   built from (torch's CUDA build from PyPI, about 3 GB), so a fresh clone reuses it. It plays
+1. **The runtime** (``colab_runtime.py``): a venv with the stack, built once per version of
+   ``stack.txt`` and kept in ``~/.cache/tensor-views/colab/`` (``TENSOR_VIEWS_CACHE`` moves it)
+   with the wheels it was built from (torch's CUDA build from PyPI, about 3 GB), so a fresh clone reuses it. It plays
    Colab's preinstalled packages and is never written to after it is built.
 2. **The learner's kernel**: a fresh venv per run whose ``.pth`` file puts the runtime's packages
    behind its own, as Colab's ``/usr/local`` sits behind what ``%pip`` installs. Its kernel is the
@@ -35,12 +35,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import glob
-import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -54,18 +51,17 @@ from nbclient.exceptions import CellExecutionError
 from tensorlens.classroom.kernels import AsyncUnixSocketKernelManager
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import kernel_zygote  # noqa: E402
+from colab_runtime import WHEELS, BuildError, clean_env as _clean_env, stack  # noqa: E402
+from colab_runtime import python_of as _python, runtime  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-STACK = Path(__file__).with_name("stack.txt")
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 SETUP = re.search(r"The setup cell, identical in every notebook:\n\n```python\n(.*?)```",
                   README, re.S).group(1)
 PACKAGE_LINE = re.compile(r'^PACKAGE = "(tensorlens @ [^"]+)"$', re.M)
-CACHE = Path(os.environ.get("TENSOR_VIEWS_CACHE", Path.home() / ".cache" / "tensor-views")) / "colab"
-WHEELS = CACHE / "wheels"
 WORKERS = 2
-UV = Path(sys.executable).parent / "uv"  # from requirements.txt, in the project's venv
 TIMINGS = ROOT / "_build" / "test-colab-timings.json"
 NOTEBOOK_TIMEOUT_S = 300
 # Every connection refused: what pip and git meet on a runtime without network.
@@ -90,36 +86,6 @@ def _timed(step):
         _timings[step] = round(_timings.get(step, 0) + time.monotonic() - start, 1)
         TIMINGS.parent.mkdir(parents=True, exist_ok=True)
         TIMINGS.write_text(json.dumps(_timings, indent=1) + "\n", encoding="utf-8")
-
-
-def stack() -> tuple[str, list[str]]:
-    """(Python version, the package pins) that ``stack.txt`` states."""
-    text = STACK.read_text(encoding="utf-8")
-    python = re.search(r"^# python==(\d+\.\d+)$", text, re.M).group(1)
-    pins = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    return python, pins
-
-
-def _python(version: str) -> str:
-    """An interpreter of ``version``: on PATH, or one pyenv or uv installed."""
-    candidates = [shutil.which(f"python{version}")]
-    candidates += sorted(glob.glob(str(Path.home() / f".pyenv/versions/{version}*/bin/python{version}")))
-    candidates += sorted(glob.glob(str(Path.home() / f".local/share/uv/python/*-{version}.*/bin/python{version}")))
-    for candidate in filter(None, candidates):
-        run = subprocess.run([candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                             capture_output=True, text=True)
-        if run.returncode == 0 and run.stdout.strip() == version:
-            return candidate
-    pytest.fail(f"Python {version} (tests/colab/stack.txt) is not installed: install it "
-                f"(pyenv install {version}, uv python install {version}, or apt) and rerun")
-
-
-def _clean_env(**extra) -> dict:
-    """The environment for the learner's Python: nothing of this project's venv leaks in."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "JUPYTER_PATH")}
-    env.update({"PIP_DISABLE_PIP_VERSION_CHECK": "1", **extra})
-    return env
 
 
 def _run(args, env=None):
@@ -147,40 +113,6 @@ def _pip(python, *args, fetch=()):
 def _packages(python) -> dict[str, str]:
     listed = _run([python, "-m", "pip", "list", "--format=json"]).stdout
     return {re.sub(r"[-_.]+", "-", p["name"]).lower(): p["version"] for p in json.loads(listed)}
-
-
-def _install_pins(python: Path, pins: list[str]) -> None:
-    """Install ``pins`` into ``python``'s venv from the wheel cache (fetched there once).
-
-    uv installs them: it unpacks each wheel once into its own cache (``~/.cache/uv``, a package
-    manager's cache as pip's is) and links the files into the venv, compiling bytecode on every
-    core. pip would unpack and compile the 7 GB of torch's CUDA build one file at a time on each
-    rebuild. The venv keeps its own pip, which ``%pip`` in the learner's kernel uses, as on Colab.
-    """
-    install = [UV, "pip", "install", "-q", "--python", python, "--no-index", "--find-links",
-               WHEELS, "--compile-bytecode", *pins]
-    if subprocess.run([str(a) for a in install], capture_output=True, env=_clean_env()).returncode:
-        _run([python, "-m", "pip", "download", "-q", "-d", WHEELS, *pins])
-        _run(install)
-
-
-def runtime() -> Path:
-    """The cached venv holding Colab's stack, built (once per stack.txt) if missing."""
-    version, pins = stack()
-    key = hashlib.sha256(STACK.read_bytes()).hexdigest()[:12]
-    target = CACHE / f"runtime-{key}"
-    if not (target / ".complete").exists():
-        WHEELS.mkdir(parents=True, exist_ok=True)
-        for stale in CACHE.glob("runtime-*.building-*"):  # left by an interrupted build
-            shutil.rmtree(stale, ignore_errors=True)
-        building = CACHE / f"runtime-{key}.building-{os.getpid()}"
-        _run([_python(version), "-m", "venv", building])
-        _install_pins(building / "bin" / "python", pins)
-        # venv scripts name their folder; the runtime only ever runs as `python -m ...`
-        shutil.rmtree(target, ignore_errors=True)
-        building.rename(target)
-        (target / ".complete").write_text(STACK.read_text(encoding="utf-8"), encoding="utf-8")
-    return target
 
 
 def _site_packages(venv: Path) -> Path:
@@ -233,13 +165,17 @@ def _text(outputs) -> str:
 def learner(tmp_path_factory):
     """The learner's kernel on Colab's stack, before and after the setup cell installed tensorlens."""
     version, pins = stack()
-    with _timed("runtime (cached after the first run)"):
-        base = runtime()
+    try:
+        with _timed("runtime (cached after the first run)"):
+            base = runtime()
+        python_of_version = _python(version)
+    except BuildError as error:
+        pytest.fail(str(error))
     tmp = tmp_path_factory.mktemp("colab")
     venv = tmp / "learner"
     with _timed("learner venv"):
         # no pip of its own: the runtime's pip (as on Colab) installs into the running Python
-        _run([_python(version), "-m", "venv", "--without-pip", venv])
+        _run([python_of_version, "-m", "venv", "--without-pip", venv])
         (_site_packages(venv) / "colab_runtime.pth").write_text(f"{_site_packages(base)}\n")
     python = venv / "bin" / "python"
 
@@ -372,9 +308,3 @@ def test_every_chapter_runs_top_to_bottom(learner):
         failures = [f for f in asyncio.run(run_all()) if f]
     assert not failures, "\n\n".join(failures)
     assert zygote.forked == len(notebooks), "kernels started plain: the stage got slower"
-
-
-if __name__ == "__main__":  # `make colab-runtime`: build the cached runtime ahead of the stage
-    if sys.argv[1:] != ["runtime"]:
-        sys.exit("usage: python tests/colab/test_colab.py runtime")
-    print(f"Colab's runtime: {runtime()}")
