@@ -29,9 +29,18 @@ CHROMIUM_FLAGS = [
 ]
 
 
+#: where the test server serves axe-core (from npm's node_modules, never from the book): a page
+#: loads it by URL, so Chromium keeps its compiled code from page to page (test_accessibility.py)
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+AXE_PATH = "/__tests__/axe.min.js"
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format, *args):  # noqa: A002 - the signature is http.server's
         pass
+
+    def translate_path(self, path):
+        return str(AXE) if path == AXE_PATH else super().translate_path(path)
 
 
 @pytest.fixture(scope="session")
