@@ -54,7 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import kernel_zygote  # noqa: E402
 from colab_runtime import WHEELS, BuildError, clean_env as _clean_env, stack  # noqa: E402
-from colab_runtime import python_of as _python, runtime  # noqa: E402
+from colab_runtime import python_of as _python, run as run_command, runtime  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -89,11 +89,11 @@ def _timed(step):
 
 
 def _run(args, env=None):
-    run = subprocess.run([str(a) for a in args], capture_output=True, text=True,
-                         env=env or _clean_env())
-    if run.returncode:
-        pytest.fail(f"{' '.join(map(str, args))} failed:\n{run.stdout[-3000:]}{run.stderr[-3000:]}")
-    return run
+    """colab_runtime.run, failing the test with the command's output when it fails."""
+    try:
+        return run_command(args, env)
+    except BuildError as error:
+        pytest.fail(str(error))
 
 
 def _pip(python, *args, fetch=()):
