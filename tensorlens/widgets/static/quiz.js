@@ -34,6 +34,21 @@ export function normalizeAnswer(text) {
 }
 
 /**
+ * What kind of text a free-text answer is, so the text box can say what form to type:
+ * "shape" (a tuple or list), "number", "bool", "dtype" (torch.something) or "text".
+ * @param {string} answer
+ * @returns {"shape"|"number"|"bool"|"dtype"|"text"}
+ */
+export function answerKind(answer) {
+  const s = String(answer).trim();
+  if (/^[([]/.test(s)) return "shape";
+  if (/^[-+]?(\d[\d,_]*)?\.?\d+(e[-+]?\d+)?$/i.test(s)) return "number";
+  if (/^(true|false)$/i.test(s)) return "bool";
+  if (/^torch\.\w+$/.test(s)) return "dtype";
+  return "text";
+}
+
+/**
  * Split question text into segments: plain text, inline `code` and ```fenced``` blocks.
  * @param {string} text
  * @returns {{kind: "text"|"code"|"block", text: string}[]}
@@ -88,14 +103,18 @@ export const WORDS = {
   en: {
     number: (n) => `Question ${n}`, reveal: "Show the answer", correct: "Correct!",
     wrong: "Not quite: try again.", answerLabel: (n) => `Answer to question ${n}`,
-    placeholder: "your answer, e.g. (3, 4)", check: "Check", empty: "Type an answer first.",
+    placeholder: { shape: "your answer, e.g. (3, 4)", number: "your answer: a number",
+      bool: "True or False", dtype: "your answer, e.g. torch.float32", text: "your answer" },
+    check: "Check", empty: "Type an answer first.",
     answer: (a) => `Answer: ${a}`, score: (right, n) => `${right} of ${n} answered correctly`,
     broken: (err) => `This quiz could not be drawn: ${err}`, titles: {},
   },
   zh: {
     number: (n) => `第 ${n} 题`, reveal: "显示答案", correct: "正确！",
     wrong: "不太对，再试一次。", answerLabel: (n) => `第 ${n} 题的答案`,
-    placeholder: "你的答案，例如 (3, 4)", check: "检查", empty: "请先输入答案。",
+    placeholder: { shape: "你的答案，例如 (3, 4)", number: "你的答案：一个数", bool: "True 或 False",
+      dtype: "你的答案，例如 torch.float32", text: "你的答案" },
+    check: "检查", empty: "请先输入答案。",
     answer: (a) => `答案：${a}`, score: (right, n) => `答对 ${right} 题，共 ${n} 题`,
     broken: (err) => `无法显示这个测验：${err}`,
     titles: { "Check yourself": "自测", "Predict the result": "预测结果" },
@@ -159,7 +178,7 @@ function drawQuestion(q, index, onChange, words) {
     card.append(list);
   } else {
     const input = h("input", { class: "tl-quiz-input", type: "text", "aria-label": words.answerLabel(index + 1),
-      placeholder: words.placeholder, autocomplete: "off", spellcheck: "false" });
+      placeholder: words.placeholder[answerKind(q.answer)], autocomplete: "off", spellcheck: "false" });
     const submit = h("button", { class: "tl-quiz-submit", type: "button", text: words.check });
     submit.addEventListener("click", () => {
       if (!input.value.trim()) setState("unanswered", words.empty);
