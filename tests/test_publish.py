@@ -46,3 +46,20 @@ def test_pages_get_the_tested_build_from_main_only():
     # `on: push` is parsed by YAML 1.1 as True
     triggers = WORKFLOW.get("on", WORKFLOW.get(True))
     assert triggers["push"]["branches"] == ["main"]
+
+
+def test_ci_takes_torchs_cpu_build_the_way_uv_reads_it():
+    env = WORKFLOW["jobs"]["test"]["env"]
+    assert env.get("UV_TORCH_BACKEND") == "cpu"
+    # the Makefile installs with uv, which ignores pip's variables
+    assert not [name for name in env if name.startswith("PIP_") and "INDEX" in name]
+
+
+def test_the_recorded_outputs_are_rechecked_weekly_in_their_own_job():
+    recorded = yaml.safe_load((ROOT / ".github" / "workflows" / "recorded.yml")
+                              .read_text(encoding="utf-8"))
+    triggers = recorded.get("on", recorded.get(True))
+    assert triggers["schedule"] and "workflow_dispatch" in triggers
+    job = recorded["jobs"]["recorded"]
+    assert job["env"]["UV_TORCH_BACKEND"] == "cpu"
+    assert [s["run"] for s in job["steps"] if "run" in s] == ["make recorded PYTHON=python3.11"]
