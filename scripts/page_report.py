@@ -13,10 +13,7 @@ page draws.
 
 import functools
 import http.server
-import json
-import math
 import pathlib
-import re
 import shutil
 import sys
 import threading
@@ -25,23 +22,13 @@ from playwright.sync_api import sync_playwright
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from book_pages import pictures, proof_lines, visible_code_lines  # noqa: E402
+from book_pages import pictures, proof_lines, reading_minutes, visible_code_lines  # noqa: E402
 BUILD = ROOT / "_build" / "html"
-WORDS_PER_MINUTE = 200
-CODE_LINES_PER_MINUTE = 10
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format, *args):  # noqa: A002 - the signature is http.server's
         pass
-
-
-def reading_minutes(notebook: pathlib.Path) -> int:
-    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"][1:]  # the setup cell aside
-    words = sum(len(re.findall(r"\w+", "".join(cell["source"])))
-                for cell in cells if cell["cell_type"] == "markdown")
-    code_lines = len(visible_code_lines(notebook))
-    return math.ceil(words / WORDS_PER_MINUTE + code_lines / CODE_LINES_PER_MINUTE)
 
 
 def main() -> int:

@@ -7,6 +7,7 @@
 """
 
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -121,6 +122,19 @@ def visible_code_lines(notebook: Path) -> list[str]:
     return [line for cell in _code_cells(notebook)
             if not set(cell["metadata"].get("tags", [])) & FOLDED
             for line in "".join(cell["source"]).splitlines() if line.strip()]
+
+
+WORDS_PER_MINUTE = 200
+CODE_LINES_PER_MINUTE = 10
+
+
+def reading_minutes(notebook: Path) -> int:
+    """Prose at 200 words a minute plus shown code at 10 lines a minute, rounded up."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"][1:]  # the setup cell aside
+    words = sum(len(re.findall(r"\w+", "".join(cell["source"])))
+                for cell in cells if cell["cell_type"] == "markdown")
+    code_lines = len(visible_code_lines(notebook))
+    return math.ceil(words / WORDS_PER_MINUTE + code_lines / CODE_LINES_PER_MINUTE)
 
 
 def proof_lines(lines: list[str]) -> list[str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from book_pages import (chapters, checked_notebooks, classify, notebooks, pictures, proof_lines,
-                        toc_entries, visible_code_lines)
+                        reading_minutes, toc_entries, visible_code_lines)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = notebooks()
@@ -60,6 +60,20 @@ def test_a_chapter_is_its_landing_page_with_its_pages_in_order(chapter):
         f"_toc.yml must list chapter {chapter}'s pages, in order, as its landing page's sections"
     assert [p.kind for p in pages].count("exercises") == 1 and pages[-1].kind == "exercises", \
         f"chapter {chapter} ends with one exercises page, NN-K-exercises"
+
+
+def test_the_teachers_plan_gives_each_chapters_measured_reading_time():
+    """book/teachers.md's reading column is the chapter's pages by reading_minutes, to 5 min."""
+    table = dict(re.findall(r"^\| (\d+) [^|]*\| (\d+) min \|", (ROOT / "book/teachers.md")
+                            .read_text(encoding="utf-8"), re.M))
+    assert sorted(map(int, table)) == sorted(map(int, SPLIT_CHAPTERS)), table
+    wrong = {}
+    for chapter, pages in SPLIT_CHAPTERS.items():
+        minutes = sum(reading_minutes(ROOT / "notebooks" / f"{p.name}.ipynb")
+                      for p in pages if p.kind != "exercises")
+        if int(table[str(int(chapter))]) != 5 * round(minutes / 5):
+            wrong[chapter] = (table[str(int(chapter))], minutes)
+    assert not wrong, f"teachers.md says (min), measured: {wrong}"
 
 
 def test_the_records_are_sections_of_the_appendix():
