@@ -41,6 +41,7 @@ _EXPORTS = {
     "EXERCISES": "exercises",
     "set_language": "language",
     "get_language": "language",
+    "plain_warnings": "warning_text",
 }
 
 __all__ = sorted([*_EXPORTS, "TorchMissingError"])
