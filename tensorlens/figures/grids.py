@@ -32,6 +32,7 @@ __all__ = ["MAX_SIDE", "gather_figure", "scatter_figure", "broadcast_figure",
            "paired_vs_grid_figure", "expand_grad_figure"]
 
 MAX_SIDE = 8
+MAX_WIDTH = 9.0  # inches: a figure wider than this is drawn with smaller cells
 # tab10 lightened towards white, so black numbers stay readable on every colour.
 _PALETTE = [tuple(0.55 * c + 0.45 for c in rgb) for rgb in plt.get_cmap("tab10").colors]
 _CELL_EMPTY = "#f2f2f2"
@@ -91,15 +92,25 @@ def _grid(ax, shape, title, texts, colors, subtexts=None, text_colors=None) -> N
     ax.tick_params(length=0, labelsize=9)
     for spine in ax.spines.values():
         spine.set_visible(False)
-    ax.set_title(title, fontsize=11)
+    ax.set_title(title, fontsize=12)
+
+
+def _cell_inches(across: int, margin: float, largest: float) -> float:
+    """The side of a cell, so that ``across`` cells and ``margin`` fit in ``MAX_WIDTH`` inches.
+
+    The book shows a figure at most about 690 px wide; capping the width keeps its labels
+    readable there instead of shrinking them with the whole picture.
+    """
+    return min(largest, (MAX_WIDTH - margin) / across)
 
 
 def _figure(shapes):
     """Three panels whose cells have the same size on screen, whatever the grid shapes."""
     cols = [c for _, c in shapes]
     rows = max(r for r, _ in shapes)
-    width = 0.8 * sum(cols) + 1.6
-    height = 0.8 * rows + 1.0
+    cell = _cell_inches(sum(cols), 1.6, 0.8)
+    width = cell * sum(cols) + 1.6
+    height = cell * rows + 1.0
     return plt.subplots(1, 3, figsize=(width, height), layout="constrained",
                         gridspec_kw={"width_ratios": cols})
 

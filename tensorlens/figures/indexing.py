@@ -27,7 +27,7 @@ import itertools
 import matplotlib.pyplot as plt
 import torch
 
-from .grids import _PALETTE, MAX_SIDE, _check_tensor, _fmt, _grid
+from .grids import _PALETTE, MAX_SIDE, MAX_WIDTH, _cell_inches, _check_tensor, _fmt, _grid
 
 __all__ = ["picks_figure", "repeated_index_figure", "where_figure"]
 
@@ -122,9 +122,13 @@ def picks_figure(x: torch.Tensor, *expressions: str):
         panels.append((f"{expression}: shape {tuple(result.shape)}", colors, labels))
 
     texts = {(i, j): _fmt(x2[i, j]) for i, j in _cells(shape)}
-    fig, axes = plt.subplots(1, len(panels), squeeze=False, layout="constrained",
-                             figsize=(len(panels) * (1.1 * shape[1] + 0.6), 1.1 * shape[0] + 0.9))
-    for ax, (title, colors, labels) in zip(axes[0], panels):
+    width, height = 1.1 * shape[1] + 0.6, 1.1 * shape[0] + 0.9
+    # side by side while that fits the page, else one above the other
+    across = len(panels) if len(panels) * width <= MAX_WIDTH else 1
+    down = len(panels) // across
+    fig, axes = plt.subplots(down, across, squeeze=False, layout="constrained",
+                             figsize=(across * width, down * height))
+    for ax, (title, colors, labels) in zip(axes.flat, panels):
         _grid(ax, shape, title, texts, colors, labels)
     return fig
 
@@ -172,8 +176,9 @@ def repeated_index_figure(idx: torch.Tensor, size: int):
 
     colors = {(0, p): _PALETTE[p % len(_PALETTE)] for p in range(size) if occurrences[p] > 0}
     named = {(0, p): f"{int(occurrences[p])} in idx" for p in range(size)}
-    fig, axes = plt.subplots(1, 3, layout="constrained", figsize=(1.0 * (len(idx) + 2 * size) + 2, 1.9),
-                             gridspec_kw={"width_ratios": [len(idx), size, size]})
+    # three rows, cells of one size: idx above the two results
+    longest = max(len(idx), size)
+    fig, axes = plt.subplots(3, 1, layout="constrained", figsize=(0.9 * longest + 1.0, 4.2))
     _grid(axes[0], (1, len(idx)), "idx",
           {(0, k): str(int(p)) for k, p in enumerate(idx)},
           {(0, k): _PALETTE[int(p) % len(_PALETTE)] for k, p in enumerate(idx)})
@@ -183,6 +188,7 @@ def repeated_index_figure(idx: torch.Tensor, size: int):
           {(0, p): _fmt(added[p]) for p in range(size)}, colors, named)
     for ax in axes:
         ax.set_yticks([])
+        ax.set_xlim(-0.05, longest + 0.05)
     return fig
 
 
@@ -239,8 +245,9 @@ def where_figure(x: torch.Tensor, cond: torch.Tensor, value=0, cond_label: str =
         assert taken[k] == x2[tuple(cell)] and r2[tuple(cell)] == value, "drawn value disagrees"
         sources[(0, k)] = "(" + ", ".join(map(str, coords[k].tolist())) + ")"
     kept = {cell: "kept" for cell in _cells(shape) if cell not in colors}
+    cell = _cell_inches(2 * shape[1] + len(taken), 2.4, 1.0)
     fig, axes = plt.subplots(1, 3, layout="constrained",
-                             figsize=(1.0 * (2 * shape[1] + len(taken)) + 2.4, 1.0 * shape[0] + 1.1),
+                             figsize=(cell * (2 * shape[1] + len(taken)) + 2.4, cell * shape[0] + 1.1),
                              gridspec_kw={"width_ratios": [shape[1], shape[1], len(taken)]})
     _grid(axes[0], shape, f"x, coloured where {cond_label}",
           {cell: _fmt(x2[cell]) for cell in _cells(shape)}, colors)
