@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import * as vm from "../../tensorlens/widgets/static/view_math.js";
-import { OPS, WORDS, readArgs } from "../../tensorlens/widgets/static/stride_explorer.js";
+import { OPS, WORDS, labelSize, readArgs } from "../../tensorlens/widgets/static/stride_explorer.js";
 
 const CAP = 262144;
 const spec = (op) => OPS.find((s) => s.op === op);
@@ -100,4 +100,12 @@ test("on a Chinese page the notice, the words and the errors are Chinese", () =>
   assert.equal(zh.announce("x.t()", "(4, 3)", "(1, 4)", 0), "x.t()：形状 (4, 3)，步幅 (1, 4)，偏移 0");
   assert.ok(!JSON.stringify(Object.values(zh).filter((w) => typeof w === "string")).includes("步长"));
   for (const { op } of OPS) assert.ok(zh.opTitles[op] && WORDS.en.opTitles[op], op);
+});
+
+test("a value too wide for its cell shrinks to fit instead of vanishing", () => {
+  // the largest cell (36 px, 32 px of room for text) at its 11 px font, ~6.6 px a character
+  assert.equal(labelSize(4 * 6.6, 11, 32), 11);         // "1.17" fits as it is
+  assert.equal(labelSize(6 * 6.6, 11, 32), 8);          // "-0.575" at 8 px: 28.8 px
+  assert.equal(labelSize(12 * 6.6, 11, 32), 0);         // too long even at 7 px: left out
+  assert.equal(labelSize(0, 11, 32), 0);                // no text
 });

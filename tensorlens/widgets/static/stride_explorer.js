@@ -567,11 +567,31 @@ function drawGrid(canvas, g, words, unread, textOf, theme, captions, badgeOf = n
           ctx.fillText(badge, x + s / 2, y + s * 0.27);
           ctx.font = `${font}px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace`;
         }
-        if (text && ctx.measureText(text).width <= s - 3) ctx.fillText(text, x + s / 2, y + (badge ? s * 0.66 : s / 2 + 0.5));
+        const size = text ? labelSize(ctx.measureText(text).width, font, s - 3) : 0;
+        if (size) {
+          // A label too wide for its cell is drawn smaller (down to MIN_LABEL_PX), not dropped.
+          if (size !== font) ctx.font = `${size}px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace`;
+          ctx.fillText(text, x + s / 2, y + (badge ? s * 0.66 : s / 2 + 0.5));
+          if (size !== font) ctx.font = `${font}px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace`;
+        }
       }
     }
   }
   drawLabels(ctx, g, theme, captions);
+}
+
+const MIN_LABEL_PX = 7;
+
+/**
+ * The font size, in px, at which a label `width` px wide at `font` px fits `room` px: `font`
+ * when it fits, else the largest smaller size down to MIN_LABEL_PX, else 0 (too long to draw).
+ * So a value such as "-0.575" shrinks to fit its cell instead of vanishing from it.
+ */
+export function labelSize(width, font, room) {
+  if (!(width > 0)) return 0;
+  if (width <= room) return font;
+  const size = Math.floor((font * room) / width);
+  return size >= MIN_LABEL_PX ? size : 0;
 }
 
 /** Index labels along the edges, panel captions, storage positions. */
