@@ -103,20 +103,20 @@ def interleave_index(a, b):
     return out
 
 
-# ---------------------------------------------------------------- basics.average_images
+# ---------------------------------------------------------------- basics.image_difference
 
 
-def average_images_int32(a, b):
-    return torch.div(a.int() + b.int(), 2, rounding_mode="floor").to(torch.uint8)
+def image_difference_max_min(a, b):
+    # no widening: the larger minus the smaller never goes below 0
+    return torch.maximum(a, b) - torch.minimum(a, b)
 
 
-def average_images_halves(a, b):
-    # no widening: halve first, then add back the carry of the two low bits
-    return a // 2 + b // 2 + (a % 2 + b % 2) // 2
+def image_difference_where(a, b):
+    return torch.where(a > b, a - b, b - a)
 
 
-def average_images_bitwise(a, b):
-    return (a & b) + ((a ^ b) >> 1)
+def image_difference_int32(a, b):
+    return torch.abs(a.int() - b.int()).to(dtype=torch.uint8)
 
 
 # ---------------------------------------------------------------- basics.tiles
@@ -269,21 +269,27 @@ def broadcast_shape_negative_index(a, b):
 # ---------------------------------------------------------------- expand.match_to
 
 
-def match_to_reshape(w, x):
-    return w.reshape(w.shape + (1,) * (x.dim() - 1)).expand(x.shape)
+def match_to_view(w, x, dim):
+    shape = [1] * x.dim()
+    shape[dim] = len(w)              # a list index: a negative dim counts from the end
+    return w.view(shape).expand_as(x)
 
 
-def match_to_view(w, x):
-    return w.view(len(w), *[1] * (x.dim() - 1)).expand_as(x)
+def match_to_reshape(w, x, dim):
+    d = dim + x.dim() if dim < 0 else dim
+    return w.reshape((-1,) + (1,) * (x.dim() - d - 1)).expand(x.shape)
 
 
-def match_to_movedim(w, x):
-    # stretch w along new trailing dims, then bring its own dim to the front
-    return w.expand(*x.shape[1:], len(w)).movedim(-1, 0)
+def match_to_movedim(w, x, dim):
+    # stretch w along new leading dims, then move its own dim into place
+    d = dim % x.dim()
+    others = x.shape[:d] + x.shape[d + 1:]
+    return w.expand(*others, len(w)).movedim(-1, d)
 
 
-def match_to_as_strided(w, x):
-    strides = (w.stride(0),) + (0,) * (x.dim() - 1)
+def match_to_as_strided(w, x, dim):
+    strides = [0] * x.dim()
+    strides[dim] = w.stride(0)
     return torch.as_strided(w, x.shape, strides, w.storage_offset())
 
 
@@ -354,24 +360,30 @@ def source_grad_two_steps(g: torch.Tensor, shape) -> torch.Tensor:
     return torch.sum(g, dim=ones, keepdim=True) if ones else g
 
 
-# ---------------------------------------------------------------- indexing.pick_per_row
+# ---------------------------------------------------------------- indexing.pick_per_token
 
 
-def pick_per_row_arange(scores, labels):
-    return scores[torch.arange(len(scores)), labels]
+def pick_per_token_broadcast_index(scores, labels):
+    n, t = labels.shape
+    keep = labels != -100
+    picked = scores[torch.arange(n)[:, None], torch.arange(t), labels.clamp(min=0)]
+    return picked.masked_fill(~keep, 0)
 
 
-def pick_per_row_take_along(scores, labels):
-    return scores.take_along_dim(labels.view(-1, 1), dim=1).view(-1)
+def pick_per_token_take_along(scores, labels):
+    ignored = labels.eq(-100)
+    safe = torch.where(ignored, torch.zeros_like(labels), labels)
+    picked = torch.take_along_dim(scores, safe[..., None], dim=-1)[..., 0]
+    return torch.where(ignored, torch.zeros_like(picked), picked)
 
 
-def pick_per_row_gather_function(scores, labels):
-    return torch.gather(scores, 1, labels[:, None]).squeeze(-1)
-
-
-def pick_per_row_flat(scores, labels):
-    n, c = scores.shape
-    return scores.flatten()[torch.arange(n) * c + labels]
+def pick_per_token_flat(scores, labels):
+    c = scores.shape[-1]
+    flat = scores.reshape(-1, c)
+    rows = torch.arange(flat.shape[0])
+    safe = labels.reshape(-1).clamp(min=0)
+    out = flat[rows, safe].where(labels.reshape(-1) != -100, 0)
+    return out.reshape(labels.shape)
 
 
 # ---------------------------------------------------------------- indexing.one_hot
@@ -558,21 +570,32 @@ def storage_position_tensor(x, index):
     return x.storage_offset() + int(((index % sizes) * strides).sum())
 
 
-# ---------------------------------------------------------------- memory_layout.is_channels_last
+# ---------------------------------------------------------------- memory_layout.to_channels_last
 
 
-def is_channels_last_strides(x):
-    expected = 1
-    for d in (1, 3, 2, 0):          # C, W, H, N: fastest first
+def to_channels_last_movedim(x):
+    return x.movedim(1, -1).contiguous().movedim(-1, 1)
+
+
+def to_channels_last_strides(x):
+    n, c, h, w = x.shape
+    expected, ready = 1, True
+    for d in (1, 3, 2, 0):          # C, W, H, N: fastest first; size-1 dims skipped
         if x.shape[d] != 1:
-            if x.stride(d) != expected:
-                return False
+            ready = ready and x.stride(d) == expected
             expected *= x.shape[d]
-    return True
+    if ready:
+        return x
+    out = torch.empty((n, h, w, c), dtype=x.dtype).permute(0, 3, 1, 2)
+    out.copy_(x)
+    return out
 
 
-def is_channels_last_movedim(x):
-    return x.movedim(1, -1).is_contiguous()
+def to_channels_last_check_first(x: torch.Tensor) -> torch.Tensor:
+    nhwc = x.permute(0, 2, 3, 1)
+    if not nhwc.is_contiguous():
+        nhwc = torch.zeros(nhwc.shape, dtype=x.dtype).copy_(nhwc)
+    return nhwc.permute(0, 3, 1, 2)
 
 
 # ---------------------------------------------------------------- memory_layout.windows
@@ -662,23 +685,24 @@ def moving_average_conv(x, k):
 def weighted_sum_into_fill(tensors, weights, out):
     out.fill_(0)
     for t, w in zip(tensors, weights):
-        torch.add(out, t, alpha=w, out=out)
+        torch.addcmul(out, t, w[:, None, None], out=out)
     return out
 
 
 def weighted_sum_into_first_term(tensors, weights, out):
     if not tensors:
         return out.zero_()
-    torch.mul(tensors[0], weights[0], out=out)
+    torch.mul(tensors[0], weights[0].view(-1, 1, 1), out=out)
     for i in range(1, len(tensors)):
-        out.add_(tensors[i], alpha=weights[i])
+        out.addcmul_(weights[i].reshape(-1, 1, 1), tensors[i])
     return out
 
 
-def weighted_sum_into_mul_zero(tensors, weights, out):
+def weighted_sum_into_per_channel(tensors, weights, out):
     out.mul_(0)
     for w, t in zip(weights, tensors):
-        out.add_(t, alpha=w)
+        for c in range(out.shape[0]):
+            out[c].add_(t[c], alpha=w[c].item())
     return out
 
 
@@ -714,17 +738,18 @@ def largest_allocation_events(fn, x):
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn(x)
     best = ("", -1)
-    for event in prof.key_averages():
-        if event.key.startswith("aten::") and event.self_cpu_memory_usage > best[1]:
-            best = (event.key, event.self_cpu_memory_usage)
+    for event in prof.events():
+        if (event.cpu_parent is None and event.name.startswith("aten::")
+                and event.cpu_memory_usage > best[1]):
+            best = (event.name, event.cpu_memory_usage)
     return best
 
 
 def largest_allocation_sorted(fn, x):
     with torch.profiler.profile(profile_memory=True) as prof:
         fn(x)
-    rows = sorted(((e.self_cpu_memory_usage, e.key) for e in prof.key_averages()
-                   if e.key.startswith("aten::")), reverse=True)
+    rows = sorted(((e.cpu_memory_usage, e.name) for e in prof.events()
+                   if e.name.startswith("aten::") and e.cpu_parent is None), reverse=True)
     return rows[0][1], int(rows[0][0])
 
 
@@ -924,11 +949,16 @@ def bytes_kept_shares(tensors):
 
 
 def strip_prefix_slice(items):
-    prefix = "module."
+    prefixes = ("module.", "_orig_mod.")
     out = []
     for name, value in items:
-        if name.startswith(prefix):
-            name = name[len(prefix):]
+        stripped = True
+        while stripped:
+            stripped = False
+            for prefix in prefixes:
+                if name.startswith(prefix):
+                    name = name[len(prefix):]
+                    stripped = True
         out.append((name, value))
     return out
 
@@ -936,7 +966,7 @@ def strip_prefix_slice(items):
 def strip_prefix_partition(items):
     def fix(name):
         head, dot, rest = name.partition(".")
-        return rest if head == "module" and dot else name
+        return fix(rest) if head in ("module", "_orig_mod") and dot else name
     return [(fix(k), v) for k, v in items]
 
 
@@ -1252,8 +1282,8 @@ ALTERNATIVES = {
     "basics.scale_rows": ["scale_rows_min_max_values", "scale_rows_none_index", "scale_rows_aminmax"],
     "basics.interleave": ["interleave_cat", "interleave_stack_function", "interleave_index"],
     "basics.tiles": ["tiles_permute", "tiles_split_cat", "tiles_unfold"],
-    "basics.average_images": ["average_images_int32", "average_images_halves",
-                              "average_images_bitwise"],
+    "basics.image_difference": ["image_difference_max_min", "image_difference_where",
+                                "image_difference_int32"],
     "broadcasting.events_per_window": ["events_per_window_unsqueeze", "events_per_window_rows",
                                        "events_per_window_count_nonzero"],
     "broadcasting.batched_nearest_center": ["batched_nearest_center_expansion",
@@ -1272,8 +1302,8 @@ ALTERNATIVES = {
     "expand.repeat_rows": ["repeat_rows_flatten", "repeat_rows_contiguous",
                            "repeat_rows_broadcast_to"],
     "expand.source_grad": ["source_grad_loops", "source_grad_padded", "source_grad_two_steps"],
-    "indexing.pick_per_row": ["pick_per_row_arange", "pick_per_row_take_along",
-                              "pick_per_row_gather_function", "pick_per_row_flat"],
+    "indexing.pick_per_token": ["pick_per_token_broadcast_index", "pick_per_token_take_along",
+                                "pick_per_token_flat"],
     "indexing.one_hot": ["one_hot_compare", "one_hot_eye", "one_hot_scatter", "one_hot_assign"],
     "indexing.unshuffle": ["unshuffle_argsort", "unshuffle_assign", "unshuffle_take_along"],
     "indexing.channel_histograms": ["channel_histograms_bincount", "channel_histograms_index_put",
@@ -1286,7 +1316,8 @@ ALTERNATIVES = {
                                 "as_column_transpose"],
     "memory_layout.storage_position": ["storage_position_loop", "storage_position_map",
                                        "storage_position_tensor"],
-    "memory_layout.is_channels_last": ["is_channels_last_strides", "is_channels_last_movedim"],
+    "memory_layout.to_channels_last": ["to_channels_last_movedim", "to_channels_last_strides",
+                                       "to_channels_last_check_first"],
     "memory_layout.windows": ["windows_keywords", "windows_expand_trick"],
     "memory_layout.can_view": ["can_view_torch_like", "can_view_chunk_sizes"],
     "memory_layout.pixel_rows": ["pixel_rows_movedim", "pixel_rows_flatten",
@@ -1294,7 +1325,7 @@ ALTERNATIVES = {
     "performance.moving_average": ["moving_average_sum", "moving_average_as_strided",
                                    "moving_average_avg_pool", "moving_average_conv"],
     "performance.weighted_sum_into": ["weighted_sum_into_fill", "weighted_sum_into_first_term",
-                                      "weighted_sum_into_mul_zero"],
+                                      "weighted_sum_into_per_channel"],
     "performance.running_totals": ["running_totals_clone", "running_totals_fresh",
                                    "running_totals_method"],
     "performance.largest_allocation": ["largest_allocation_events", "largest_allocation_sorted"],

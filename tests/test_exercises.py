@@ -346,32 +346,34 @@ def test_student_copy_keeps_layout_and_view_rule_compares_it():
 
 
 def _weighted_sum_data(tensors, weights, out):
-    out.data = sum((w * t for t, w in zip(tensors, weights)), torch.zeros_like(out))
+    out.data = sum((w.view(-1, 1, 1) * t for t, w in zip(tensors, weights)),
+                   torch.zeros_like(out))
     return out
 
 
 def _weighted_sum_set(tensors, weights, out):
-    return out.set_(sum((w * t for t, w in zip(tensors, weights)), torch.zeros_like(out)))
+    return out.set_(sum((w.view(-1, 1, 1) * t for t, w in zip(tensors, weights)),
+                        torch.zeros_like(out)))
 
 
 def _weighted_sum_clobber(tensors, weights, out):
     out.zero_()
     for t, w in zip(tensors, weights):
-        out.add_(t.mul_(w))
+        out.add_(t.mul_(w.view(-1, 1, 1)))
     return out
 
 
 def _weighted_sum_copy(tensors, weights, out):
     out.zero_()
     for t, w in zip(tensors, weights):
-        out.copy_(out + w * t)
+        out.copy_(out + w.view(-1, 1, 1) * t)
     return out
 
 
 def _weighted_sum_scaled(tensors, weights, out):
     out.zero_()
     for t, w in zip(tensors, weights):
-        out.add_(w * t)
+        out.add_(w.view(-1, 1, 1) * t)
     return out
 
 
@@ -391,7 +393,7 @@ def test_weighted_sum_into_scaled_adds_pass_on_every_layout():
     def weighted_sum_into(tensors, weights, out):
         out.zero_()
         for t, w in zip(tensors, weights):
-            torch.add(out, t, alpha=w, out=out)
+            torch.addcmul(out, t, w[:, None, None], out=out)
         return out
     result = tl.check("performance.weighted_sum_into", weighted_sum_into)
     assert result.passed, repr(result)

@@ -88,6 +88,9 @@ class Exercise:
         Parameter names whose *values* the function may change in place (e.g. ``("out",)``);
         True allows every argument, False (the default) none. No argument may change its shape,
         strides, offset or storage (``x.data = ...``, ``x.set_(...)``).
+    show_storage : bool
+        Reports give each tensor's storage size in bytes beside its shape and dtype (for an
+        exercise about what a storage holds, where two equal tensors can differ only there).
     """
 
     id: str
@@ -104,6 +107,7 @@ class Exercise:
     atol: float | None = None
     rtol: float | None = None
     mutates_inputs: bool | tuple = False
+    show_storage: bool = False
     module: str = ""
 
     @property
@@ -340,6 +344,28 @@ def _changed_argument(args, before, values, ex: Exercise) -> str | None:
     return None
 
 
+def _copy_inputs(value):
+    """``copy.deepcopy(value)``, also when ``value`` holds a tensor autograd recorded (a slice of a
+    parameter, say), which ``deepcopy`` refuses: such a tensor becomes the same view of its base's
+    copy (a recorded tensor that is no view, the same view of a copied leaf), so the copy keeps
+    the shared storages and every tensor's ``grad_fn`` or its absence."""
+    memo: dict = {}
+
+    def prefill(t):
+        if t.grad_fn is None or id(t) in memo:
+            return
+        if t._base is not None:
+            prefill(t._base)
+            root = copy.deepcopy(t._base, memo)
+        else:
+            root = copy.deepcopy(t.detach(), memo).requires_grad_()
+        memo[id(t)] = root.as_strided(t.size(), t.stride(), t.storage_offset())
+
+    for t in tensors_in(value):
+        prefill(t)
+    return copy.deepcopy(value, memo)
+
+
 def _trial(fn, args: tuple, ex: Exercise, reference: Callable) -> _Outcome:
     """Run ``fn`` on one input and judge it against ``reference``.
 
@@ -347,13 +373,13 @@ def _trial(fn, args: tuple, ex: Exercise, reference: Callable) -> _Outcome:
     so nothing either does in place can leak into the stored edge cases or the next trial.
     """
     names = ex.arg_names
-    given = copy.deepcopy(args)  # the input as it was, for the report
+    given = _copy_inputs(args)  # the input as it was, for the report
 
     def shown():
-        return [("input", _render.describe_args(given, names))]
+        return [("input", _render.describe_args(given, names, ex.show_storage))]
 
-    expected = reference(*copy.deepcopy(args))
-    theirs = copy.deepcopy(args)
+    expected = reference(*_copy_inputs(args))
+    theirs = _copy_inputs(args)
     before = [[_layout(t) for t in tensors_in(arg)] for arg in theirs]
     values = [[t.detach().clone() for t in tensors_in(arg)] for arg in theirs]
     watches = [rule.watch(theirs, names) for rule in ex.rules if rule.watch is not None]
@@ -373,8 +399,9 @@ def _trial(fn, args: tuple, ex: Exercise, reference: Callable) -> _Outcome:
         return _Outcome("error", say("raised", error=_render.one_line(text)), shown)
 
     def details():
-        return shown() + [("expected", _render.describe_value(expected, layout=False)),
-                          ("got", _render.describe_value(got))]
+        return shown() + [("expected", _render.describe_value(expected, layout=False,
+                                                              storage=ex.show_storage)),
+                          ("got", _render.describe_value(got, storage=ex.show_storage))]
 
     problem = _compare(expected, got, ex)
     if problem:
@@ -423,7 +450,7 @@ def _drawn(ex: Exercise) -> list:
         values: list = []
 
         def record(value):
-            values.append(copy.deepcopy(value))
+            values.append(_copy_inputs(value))
             return False
 
         try:

@@ -141,6 +141,11 @@ TEMPLATES: dict[str, tuple[str, str]] = {
                         "{needed} bytes of elements: torch.save would write all of them"),
     "needless_copy": ("message", "the input already holds only the bytes it needs ({n}), yet the "
                       "result is a copy: copy only when it saves bytes"),
+    "not_channels_last": ("message", "the result has strides {strides} for shape {shape}: its "
+                          "memory is not channels-last (`is_contiguous(memory_format="
+                          "torch.channels_last)` is `False`)"),
+    "channels_last_copied": ("message", "`x` is channels-last already, yet the result is a copy "
+                             "({n} bytes): return `x` or a view of it"),
     "snapshot_shares": ("message", "item {i} of the result shares memory with an input: a later "
                         "training step would change the snapshot"),
     "snapshot_links": ("message", "the items share memory differently from the inputs: inputs "
@@ -150,6 +155,9 @@ TEMPLATES: dict[str, tuple[str, str]] = {
     "tensor_facts": ("line", "shape {shape}, dtype {dtype}, stride {stride}, storage offset "
                      "{offset}"),
     "tensor_values": ("line", "shape {shape}, dtype {dtype}"),
+    "tensor_facts_storage": ("line", "shape {shape}, dtype {dtype}, stride {stride}, storage "
+                             "offset {offset}, {nbytes} bytes of storage"),
+    "tensor_values_storage": ("line", "shape {shape}, dtype {dtype}, {nbytes} bytes of storage"),
     "sequence_of": ("line", "a {type} of {n} items"),
 }
 

@@ -35,34 +35,40 @@ def one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _tensor_facts(t: torch.Tensor) -> str:
-    return say("tensor_facts", shape=tuple(t.shape), dtype=t.dtype, stride=tuple(t.stride()),
-               offset=t.storage_offset())
+def _tensor_facts(t: torch.Tensor, layout: bool = True, storage: bool = False) -> str:
+    facts = {"shape": tuple(t.shape), "dtype": t.dtype}
+    if layout:
+        facts.update(stride=tuple(t.stride()), offset=t.storage_offset())
+    if storage:
+        facts["nbytes"] = t.untyped_storage().nbytes()
+    key = ("tensor_facts" if layout else "tensor_values") + ("_storage" if storage else "")
+    return say(key, **facts)
 
 
-def describe_value(value, layout: bool = True) -> str:
+def describe_value(value, layout: bool = True, storage: bool = False) -> str:
     """Facts and values of a result or argument, on a few lines.
 
     ``layout=False`` leaves out strides and storage offset (for the reference's output: the
     specification fixes values, shape and dtype, and its strides would only mislead).
+    ``storage=True`` adds the size of the storage behind each tensor, in bytes.
     """
     if isinstance(value, torch.Tensor):
-        facts = _tensor_facts(value) if layout else say("tensor_values", shape=tuple(value.shape),
-                                                        dtype=value.dtype)
+        facts = _tensor_facts(value, layout, storage)
         return facts + "\n" + _ADDRESS.sub("", repr(value.detach()))
     if isinstance(value, (tuple, list)) and any(isinstance(v, torch.Tensor) for v in value):
-        parts = [f"[{i}] " + textwrap.indent(describe_value(v, layout), "    ").lstrip()
+        parts = [f"[{i}] " + textwrap.indent(describe_value(v, layout, storage), "    ").lstrip()
                  for i, v in enumerate(value)]
         return say("sequence_of", type=type(value).__name__, n=len(value)) + "\n" + "\n".join(parts)
     return f"{type(value).__name__}: {one_line(repr(value), 200)}"
 
 
-def describe_args(args: tuple, names) -> str:
-    """``name = value`` lines for an argument tuple."""
+def describe_args(args: tuple, names, storage: bool = False) -> str:
+    """``name = value`` lines for an argument tuple (``storage``: as in :func:`describe_value`)."""
     names = list(names) + [f"arg{i}" for i in range(len(names), len(args))]
     lines = []
     for name, value in zip(names, args):
-        body = describe_value(value) if isinstance(value, torch.Tensor) else one_line(repr(value), 200)
+        body = (describe_value(value, storage=storage) if isinstance(value, torch.Tensor)
+                else one_line(repr(value), 200))
         lines.append(f"{name} = " + textwrap.indent(body, " " * (len(name) + 3)).lstrip())
     return "\n".join(lines)
 

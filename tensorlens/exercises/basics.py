@@ -114,7 +114,7 @@ def interleave(a, b):
     return torch.stack(items)
 
 
-# ---------------------------------------------------------------- average two uint8 images (silent bug)
+# ---------------------------------------------------------------- distance of two uint8 images (silent bug)
 
 
 @st.composite
@@ -125,40 +125,45 @@ def _image_pairs(draw):
                  for _ in range(2))
 
 
-def _average_images_solution(a, b):
-    return ((a.to(torch.int16) + b) // 2).to(torch.uint8)
+def _image_difference_solution(a, b):
+    return (a.to(torch.int16) - b).abs().to(torch.uint8)
 
 
 @exercise(
-    "basics.average_images",
-    title="Find the silent bug: the average of two images",
-    statement="`average_images(a, b)` should return the pixel-by-pixel average of two `uint8` "
-              "images of the same shape, rounded down, as `uint8`: `out[i] == (a[i] + b[i]) // 2` "
-              "computed with ordinary integers. The version `(a + b) // 2` runs on every input "
-              "without an error, yet some pixels come out far too dark. Write a correct one, "
-              "without Python loops.",
+    "basics.image_difference",
+    title="Find the silent bug: the difference of two images",
+    statement="`image_difference(a, b)` should return the pixel-by-pixel distance between two "
+              "`uint8` images of the same shape, as `uint8`: `out[i] == abs(a[i] - b[i])` "
+              "computed with ordinary integers. The version `(a - b).abs()` runs on every input "
+              "without an error and returns the right shape and dtype, yet some pixels that "
+              "barely changed come out close to 255. Write a correct one, without Python loops.",
     inputs=_image_pairs(),
     edge_cases=[
         (torch.zeros(0, dtype=torch.uint8), torch.zeros(0, dtype=torch.uint8)),
-        (torch.tensor([0, 10, 200, 255], dtype=torch.uint8),
-         torch.tensor([0, 20, 100, 255], dtype=torch.uint8)),
+        (torch.tensor([10, 200, 0, 255], dtype=torch.uint8),
+         torch.tensor([20, 100, 255, 0], dtype=torch.uint8)),
         (make_tensor([250, 3, 128, 129, 7, 255], (2, 3), torch.uint8, "transposed"),
          make_tensor([10, 255, 128, 128, 0, 1], (2, 3), torch.uint8, "sliced")),
     ],
-    hint="Arithmetic on `uint8` stays in `uint8`, modulo 256: 200 + 100 wraps around to 44 "
-         "before `// 2` ever runs. Add in a wider integer dtype, then convert the average back "
-         "with `.to(torch.uint8)`.",
+    hint="`uint8` arithmetic stays in `uint8`, modulo 256, below 0 as above 255: 10 - 20 is "
+         "246. `.abs()` cannot undo that, since a `uint8` value is never negative. Either "
+         "subtract the smaller value from the larger (`torch.maximum`, `torch.minimum`), or "
+         "subtract in a signed dtype that holds -255 and convert back with `.to(torch.uint8)`.",
     rules=[rules.no_loops()],
-    solution=_average_images_solution,
-    wrong=[("(a + b) // 2: the sum wraps around above 255", lambda a, b: (a + b) // 2),
-           ("a float result", lambda a, b: (a.float() + b.float()) // 2)],
+    solution=_image_difference_solution,
+    wrong=[("(a - b).abs(): the difference wraps around below 0", lambda a, b: (a - b).abs()),
+           ("the smaller of a - b and b - a (wrong for distances above 128)",
+            lambda a, b: torch.minimum(a - b, b - a)),
+           ("int8 first: 200 wraps around to -56",
+            lambda a, b: (a.to(torch.int8) - b.to(torch.int8)).abs().to(torch.uint8)),
+           ("an int16 result", lambda a, b: (a.to(torch.int16) - b).abs())],
 )
-def average_images(a, b):
+def image_difference(a, b):
     """Pixel by pixel, with Python ints (which never wrap around)."""
     flat_a, flat_b = a.reshape(-1), b.reshape(-1)
     out = torch.empty(flat_a.shape, dtype=torch.uint8)
     for i in range(flat_a.numel()):
-        out[i] = (int(flat_a[i]) + int(flat_b[i])) // 2
+        out[i] = abs(int(flat_a[i]) - int(flat_b[i]))
     return out.reshape(a.shape)
 
 

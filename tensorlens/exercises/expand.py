@@ -18,50 +18,70 @@ from .strategies import make_tensor, shapes, st, tensors
 # ---------------------------------------------------------------- match_to
 
 
-def _match_to_solution(w, x):
-    # index with None once per trailing dim of x: a view whatever w's strides (unlike view(-1, ...),
-    # which is ambiguous for an empty w)
-    return w[(...,) + (None,) * (x.dim() - 1)].expand_as(x)
+def _match_to_solution(w, x, dim):
+    # expand adds the dims before `dim` itself; w needs a size-1 dim for each dim after it
+    after = x.dim() - 1 - dim % x.dim()
+    return w[(...,) + (None,) * after].expand_as(x)
 
 
 @st.composite
-def _weights_and_batch(draw):
+def _values_batch_and_dim(draw):
     x = draw(tensors(shape=shapes(1, 4, 0, 3), dtypes=(torch.float32,)))
-    w = draw(tensors(shape=(x.shape[0],), dtypes=(torch.float32, torch.int64)))
-    return w, x
+    dim = draw(st.integers(-x.dim(), x.dim() - 1))
+    w = draw(tensors(shape=(x.shape[dim],), dtypes=(torch.float32, torch.int64)))
+    return w, x, dim
+
+
+def _match_to_per_sample(w, x, dim):
+    # the per-sample answer: dims after the first, whatever `dim` says
+    return w[(...,) + (None,) * (x.dim() - 1)].expand_as(x)
+
+
+def _match_to_copied(w, x, dim):
+    # the right values, copied out to x's full size
+    d = dim % x.dim()
+    column = w[(...,) + (None,) * (x.dim() - 1 - d)]
+    return column.repeat(tuple(x.shape[:d]) + (1,) + tuple(x.shape[d + 1:]))
 
 
 @exercise(
     "expand.match_to",
-    title="Per-sample values, shaped like a batch",
-    statement="Write `match_to(w, x)`: `w` is 1-D with one value per sample (length `B`), `x` is a "
-              "batch of any shape `(B, ...)`. Return a tensor shaped like `x` with "
-              "`out[b, ...] == w[b]` everywhere in sample `b`. It must be a view of `w` (stride "
-              "0, no copy) and keep `w`'s dtype.",
-    inputs=_weights_and_batch(),
+    title="Values along one dim, shaped like a batch",
+    statement="Write `match_to(w, x, dim)`: `x` is a tensor of any shape, `dim` one of its "
+              "dims (negative counts from the end), and `w` is 1-D with one value per position "
+              "along that dim (length `x.shape[dim]`). Return a tensor shaped like `x` whose "
+              "element at index `i` along `dim` is `w[i]`, wherever it sits in the other dims. "
+              "It must be a view of `w` (stride 0, no copy) and keep `w`'s dtype.",
+    inputs=_values_batch_and_dim(),
     edge_cases=[
-        (torch.tensor([1., 2.]), torch.zeros(2, 3)),
-        (torch.tensor([1, 2, 3]), torch.zeros(3, 2, 2)),
-        (torch.tensor([4.]), torch.zeros(1)),
-        (torch.zeros(0), torch.zeros(0, 3)),
-        (make_tensor([1, 2, 3], (3,), torch.float32, "sliced"), torch.zeros(3, 1, 2)),
+        (torch.tensor([1., 2.]), torch.zeros(2, 3), 0),
+        (torch.tensor([1, 2, 3]), torch.zeros(2, 3, 2, 2), 1),
+        (torch.tensor([1., 2., 3.]), torch.zeros(2, 2, 2, 3), -1),
+        (torch.tensor([5., 6.]), torch.zeros(3, 2, 2), -2),
+        (torch.tensor([4.]), torch.zeros(1), -1),
+        (torch.zeros(0), torch.zeros(2, 0, 3), 1),
+        (make_tensor([1, 2, 3], (3,), torch.float32, "sliced"), torch.zeros(3, 3, 2), 1),
     ],
-    hint="`w` needs one trailing size-1 dim per extra dim of `x` (`w[:, None, None]` for a 3-D `x`; "
-         "in general `w.reshape(w.shape + (1,) * (x.dim() - 1))`); then `expand_as(x)` stretches "
-         "them with stride 0. `w.expand_as(x)` alone fails: shapes align from the right.",
+    hint="`expand` lines sizes up from the right and adds the missing dims on the left by "
+         "itself, so `w` needs a size-1 dim only for each dim of `x` after `dim` (two for "
+         "`dim=1` of a 4-D `x`: `w[:, None, None]`). Turn a negative `dim` into its position "
+         "first (`dim % x.dim()`), then `expand_as(x)`.",
     rules=[rules.view_of("w"), rules.no_loops()],
     solution=_match_to_solution,
     wrong=[
-        ("w.expand_as(x) read from the right", lambda w, x: w.expand_as(x)),
-        ("a copy with repeat", lambda w, x: w.reshape(w.shape + (1,) * (x.dim() - 1)).repeat(
-            (1,) + tuple(x.shape[1:]))),
+        ("w.expand_as(x) read from the right", lambda w, x, dim: w.expand_as(x)),
+        ("the per-sample answer: w along dim 0 whatever dim says", _match_to_per_sample),
+        ("a negative dim used as a position",
+         lambda w, x, dim: w[(...,) + (None,) * (x.dim() - 1 - dim)].expand_as(x)),
+        ("a copy with repeat", _match_to_copied),
     ],
 )
-def match_to(w, x):
-    """out[b, ...] = w[b] for every sample b (a copy: the specification only)."""
+def match_to(w, x, dim):
+    """out[..., i, ...] = w[i], with i the index along `dim` (a copy: the specification only)."""
+    d = dim % x.dim()
     out = torch.empty(x.shape, dtype=w.dtype)
-    for b in range(x.shape[0]):
-        out[b] = w[b]
+    for i in range(x.shape[d]):
+        out.select(d, i).fill_(w[i])
     return out
 
 

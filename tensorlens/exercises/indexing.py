@@ -10,48 +10,80 @@ from . import rules
 from ._core import exercise
 from .strategies import make_tensor, st, tensors
 
-# ---------------------------------------------------------------- pick one entry per row
+# ---------------------------------------------------------------- one score per token, padding ignored
+
+_IGNORE = -100  # F.cross_entropy's default ignore_index
+_INF = float("inf")
 
 
 @st.composite
-def _scores_and_labels(draw):
-    n, c = draw(st.integers(0, 5)), draw(st.integers(1, 5))
-    scores = draw(tensors(shape=(n, c), dtypes=(torch.float32, torch.int64)))
-    labels = torch.tensor(draw(st.lists(st.integers(0, c - 1), min_size=n, max_size=n)),
-                          dtype=torch.int64)
+def _token_scores_and_labels(draw):
+    n, t, c = draw(st.integers(0, 3)), draw(st.integers(0, 4)), draw(st.integers(1, 5))
+    scores = draw(tensors(shape=(n, t, c), dtypes=(torch.float32, torch.int64)))
+    if scores.is_floating_point() and draw(st.booleans()):
+        scores.masked_fill_(scores < -5, -_INF)  # log-probabilities of 0 (in place: same layout)
+    label = st.one_of(st.integers(0, c - 1), st.just(_IGNORE))
+    labels = torch.tensor(draw(st.lists(label, min_size=n * t, max_size=n * t)),
+                          dtype=torch.int64).reshape(n, t)
     return scores, labels
 
 
-def _pick_per_row_solution(scores, labels):
-    return scores.gather(1, labels.unsqueeze(1)).squeeze(1)
+def _pick_per_token_solution(scores, labels):
+    padding = labels == _IGNORE
+    picked = scores.gather(2, labels.masked_fill(padding, 0).unsqueeze(2)).squeeze(2)
+    return torch.where(padding, 0, picked)
+
+
+def _picked_at_clamped(scores, labels):
+    return scores.gather(2, labels.clamp(min=0).unsqueeze(2)).squeeze(2)
 
 
 @exercise(
-    "indexing.pick_per_row",
-    title="One score per row",
-    statement="Write `pick_per_row(scores, labels)` for `scores` of shape `(N, C)` and integer "
-              "`labels` of shape `(N,)` that returns, for each row `i`, the entry "
-              "`scores[i, labels[i]]`: shape `(N,)`, the dtype of `scores`. No Python loops.",
-    inputs=_scores_and_labels(),
+    "indexing.pick_per_token",
+    title="One score per token, padding ignored",
+    statement="Write `pick_per_token(scores, labels)` for `scores` of shape `(N, T, C)` (one "
+              "score per class at each of the `T` positions of `N` sequences) and integer "
+              "`labels` of shape `(N, T)` that hold a class in `0 .. C - 1`, or `-100` at "
+              "padding. Return `scores[n, t, labels[n, t]]` at every position and 0 where "
+              "`labels[n, t] == -100`: shape `(N, T)`, the dtype of `scores`. `scores` may hold "
+              "`-inf`. No Python loops.",
+    inputs=_token_scores_and_labels(),
     edge_cases=[
-        (torch.arange(6.).reshape(2, 3), torch.tensor([2, 0])),
-        (torch.arange(6).reshape(3, 2), torch.tensor([1, 1, 0])),
-        (torch.zeros(0, 3), torch.zeros(0, dtype=torch.int64)),
-        (torch.tensor([[7.0]]), torch.tensor([0])),
-        (make_tensor(list(range(6)), (2, 3), torch.float32, "transposed"), torch.tensor([1, 2])),
+        (torch.arange(12.).reshape(2, 2, 3), torch.tensor([[2, 0], [-100, 1]])),
+        (torch.arange(6).reshape(1, 2, 3), torch.tensor([[1, -100]])),
+        (torch.zeros(0, 3, 2), torch.zeros(0, 3, dtype=torch.int64)),
+        (torch.zeros(2, 0, 4), torch.zeros(2, 0, dtype=torch.int64)),
+        (torch.tensor([[[7.0], [8.0]]]), torch.tensor([[-100, -100]])),
+        (torch.tensor([[[-_INF, 0.0], [0.0, -_INF]]]), torch.tensor([[-100, 1]])),
+        (make_tensor(list(range(12)), (2, 3, 2), torch.float32, "transposed"),
+         torch.tensor([[1, 0, -100], [0, 1, 1]])),
     ],
-    hint="`scores[labels]` picks whole rows. Either pair each label with its row number "
-         "(`scores[torch.arange(N), labels]`) or gather along dim 1 with a `(N, 1)` index.",
+    hint="`-100` is no class: `gather` refuses it, and an index tensor reads it from the end "
+         "(or raises, with fewer than 100 classes). Replace it with any real class first "
+         "(`clamp`, `masked_fill`), pick one score per position (`gather` along dim 2 with an "
+         "`(N, T, 1)` index, or three index tensors that broadcast to `(N, T)`), then put 0 at "
+         "the padding with `torch.where`. Multiplying by a 0/1 mask instead turns `-inf` into "
+         "`nan`.",
     rules=[rules.no_loops()],
-    solution=_pick_per_row_solution,
-    wrong=[("whole rows picked", lambda scores, labels: scores[labels][:, 0]),
-           ("keeps the (N, 1) shape", lambda scores, labels: scores.gather(1, labels.unsqueeze(1)))],
+    solution=_pick_per_token_solution,
+    wrong=[("-100 used as a position",
+            lambda scores, labels: scores.gather(2, labels.unsqueeze(2)).squeeze(2)),
+           ("padding left at the score of class 0", _picked_at_clamped),
+           ("padding zeroed by multiplying: -inf * 0 is nan",
+            lambda scores, labels: _picked_at_clamped(scores, labels) * (labels != -100)),
+           ("keeps the (N, T, 1) shape",
+            lambda scores, labels: torch.where(labels == -100, 0, _picked_at_clamped(
+                scores, labels)).unsqueeze(2))],
 )
-def pick_per_row(scores, labels):
-    """out[i] = scores[i, labels[i]] (a loop, to be read)."""
-    out = torch.empty(scores.shape[0], dtype=scores.dtype)
-    for i in range(scores.shape[0]):
-        out[i] = scores[i, labels[i]]
+def pick_per_token(scores, labels):
+    """out[n, t] = scores[n, t, labels[n, t]], or 0 where labels[n, t] == -100 (loops, to be
+    read)."""
+    n, t = labels.shape
+    out = torch.zeros(n, t, dtype=scores.dtype)
+    for i in range(n):
+        for j in range(t):
+            if labels[i, j] != _IGNORE:
+                out[i, j] = scores[i, j, labels[i, j]]
     return out
 
 

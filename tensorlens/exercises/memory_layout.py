@@ -4,7 +4,7 @@ Each reference is written with explicit loops (or torch itself) so it reads as a
 the rules say how the learner's version must differ (a view, no loops, no shortcut).
 
 The chapter's exercises page (``notebooks/03-6-exercises``) uses ``storage_position``,
-``is_channels_last``, ``windows``, ``pixel_rows`` and ``can_view``. ``transpose_view``,
+``to_channels_last``, ``windows``, ``pixel_rows`` and ``can_view``. ``transpose_view``,
 ``as_column`` and ``sliding_windows`` were the second edition's; they stay registered because
 the grading samples and tests use them as small, stable exercises, but no page asks for them
 (each is one line away from a teaching page).
@@ -14,6 +14,7 @@ import torch
 
 from . import rules
 from ._core import exercise
+from ._messages import say
 from .strategies import make_tensor, shapes, st, tensors, vector_and_window
 
 _DTYPES = (torch.float32, torch.int64, torch.bool)
@@ -222,7 +223,7 @@ def pixel_rows(images):
 
 
 _LAYOUTS_4D = ("contiguous", "channels_last", "nhwc_permuted", "transposed", "sliced",
-               "expanded")
+               "expanded", "cropped")
 
 
 def _layout_4d(values, shape, dtype, layout):
@@ -235,6 +236,11 @@ def _layout_4d(values, shape, dtype, layout):
     if layout == "expanded":        # one pixel per (n, c), stretched over H and W
         n, c, h, w = shape
         return dense[:, :, :1, :1].expand(n, c, h, w)
+    if layout == "cropped":         # channels-last memory with its first row cut off
+        n, c, h, w = shape
+        taller = torch.zeros(n, c, h + 1, w, dtype=dtype).contiguous(
+            memory_format=torch.channels_last)
+        return taller[:, :, 1:].copy_(dense)  # channels-last only when N == 1
     return make_tensor(values, shape, dtype, layout)
 
 
@@ -242,13 +248,10 @@ def _layout_4d(values, shape, dtype, layout):
 def _images(draw, min_side=1):
     shape = draw(st.tuples(*[st.integers(min_side, 3)] * 4))
     layout = draw(st.sampled_from(_LAYOUTS_4D))
+    dtype = draw(st.sampled_from((torch.float32, torch.int64)))
     n = shape[0] * shape[1] * shape[2] * shape[3]
     values = draw(st.lists(st.integers(-9, 9), min_size=n, max_size=n))
-    return _layout_4d(values, shape, torch.float32, layout)
-
-
-def _is_channels_last_solution(x):
-    return x.permute(0, 2, 3, 1).is_contiguous()
+    return _layout_4d(values, shape, dtype, layout)
 
 
 def _cl(shape, layout="channels_last"):
@@ -256,13 +259,53 @@ def _cl(shape, layout="channels_last"):
     return _layout_4d(list(range(n)), shape, torch.float32, layout)
 
 
+def _shares(a, b):
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+def _check_channels_last(call):
+    (x,), out = call.args, call.result
+    if not isinstance(out, torch.Tensor):
+        return None  # the value comparison has already said what is wrong
+    if not out.is_contiguous(memory_format=torch.channels_last):
+        return say("not_channels_last", strides=out.stride(), shape=tuple(out.shape))
+    if x.is_contiguous(memory_format=torch.channels_last) and not _shares(out, x):
+        return say("channels_last_copied", n=out.untyped_storage().nbytes())
+    return None
+
+
+def _nhwc_copy(x):
+    # a fresh (N, H, W, C) buffer seen as (N, C, H, W): channels-last, always a copy
+    n, c, h, w = x.shape
+    return torch.empty(n, h, w, c, dtype=x.dtype).permute(0, 3, 1, 2).copy_(x)
+
+
+def _copy_unless_exact_strides(x):
+    n, c, h, w = x.shape
+    return x if x.stride() == (h * w * c, 1, w * c, c) else _nhwc_copy(x)
+
+
+_CHANNELS_LAST = rules.Rule(
+    "the result is channels-last in memory, and shares `x`'s storage when `x` already is",
+    check_call=_check_channels_last,
+    wrong_variants=lambda solution, arg_names: [("always a copy", _nhwc_copy),
+                                                ("never a copy", lambda x: x)],
+)
+
+
+def _to_channels_last_solution(x):
+    return x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+
+
 @exercise(
-    "memory_layout.is_channels_last",
-    title="Is it channels-last?",
-    statement="Write `is_channels_last(x)` that returns `True` exactly when the 4-D tensor `x` "
-              "(at least one element) is laid out channels-last in memory, that is when "
-              "`x.is_contiguous(memory_format=torch.channels_last)` says `True`, without "
-              "asking about the memory format by name.",
+    "memory_layout.to_channels_last",
+    title="Channels-last, copying only when needed",
+    statement="Write `to_channels_last(x)` for a 4-D tensor `x` (at least one element) that "
+              "returns a tensor equal to `x`, with the same shape `(N, C, H, W)`, whose memory "
+              "is channels-last (`is_contiguous(memory_format=torch.channels_last)` is `True`), "
+              "without naming the memory format (`memory_format` and `channels_last` are not "
+              "allowed). Copy only when you must: when `x` already is channels-last, the result "
+              "shares its storage.",
     inputs=st.tuples(_images()),
     edge_cases=[
         _cl((1, 3, 2, 2)),
@@ -272,25 +315,29 @@ def _cl(shape, layout="channels_last"):
         _cl((2, 3, 1, 1), "contiguous"),
         _cl((1, 2, 2, 2), "sliced"),
         _cl((2, 3, 2, 2), "expanded"),
+        _cl((1, 3, 2, 2), "cropped"),
+        _cl((2, 3, 2, 2), "cropped"),
+        _cl((1, 2, 3, 2), "transposed"),
     ],
-    hint="A channels-last tensor read in (N, H, W, C) order walks its storage one element at a "
-         "time. Which view of `x` has that order, and what does it answer to `is_contiguous()`? "
-         "Or compare the strides of C, W, H and N, in that order, skipping size-1 dims.",
+    hint="A channels-last tensor permuted to (N, H, W, C) is contiguous. Go the other way: a "
+         "contiguous (N, H, W, C) tensor permuted back to (N, C, H, W) is channels-last. "
+         "`contiguous()` copies only when its input is not contiguous already, and a size-1 "
+         "dim may have any stride, so do not compare the strides with fixed numbers.",
     rules=[rules.banned("memory_format", "channels_last", "channels_last_3d",
-                        reason="decide it from the layout: strides, or a view of `x`")],
-    solution=_is_channels_last_solution,
+                        reason="build the layout yourself, from views of `x`"),
+           _CHANNELS_LAST],
+    solution=_to_channels_last_solution,
     wrong=[
-        ("checks only that C has stride 1", lambda x: x.stride(1) == 1),
-        ("compares the strides without skipping size-1 dims",
-         lambda x: x.stride(1) == 1 and x.stride(3) == x.shape[1]
-         and x.stride(2) == x.shape[1] * x.shape[3]
-         and x.stride(0) == x.shape[1] * x.shape[2] * x.shape[3]),
-        ("answers 'not row-major'", lambda x: not x.is_contiguous()),
+        ("permuted to (N, H, W, C) and left there",
+         lambda x: x.permute(0, 2, 3, 1).contiguous()),
+        ("contiguous(): (N, C, H, W) memory", lambda x: x.contiguous()),
+        ("always a copy into a fresh (N, H, W, C) buffer", _nhwc_copy),
+        ("compares the strides without skipping size-1 dims", _copy_unless_exact_strides),
     ],
 )
-def is_channels_last(x):
+def to_channels_last(x):
     """torch's own answer: the specification (it names the memory format, which is banned)."""
-    return x.is_contiguous(memory_format=torch.channels_last)
+    return x.contiguous(memory_format=torch.channels_last)
 
 
 def _windows_by_hand_solution(x, size, step):

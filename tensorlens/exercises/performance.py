@@ -3,7 +3,7 @@
 Each reference spells the result out plainly (a loop where that reads best); the rules ask for the
 fast version: no Python loops, results written into a buffer the caller owns, strides worked out
 by hand instead of asked from torch. ``largest_allocation`` is measured: the profiler's own
-numbers are the answer. ``running_totals`` is the chapter's "find the silent bug": a
+numbers are the answer (per top-level call, callees included). ``running_totals`` is the chapter's "find the silent bug": a
 reused buffer appended to a list, so every row is the last total.
 """
 
@@ -56,20 +56,20 @@ def moving_average(x, k):
 def _weighted_sum_solution(tensors, weights, out):
     out.zero_()
     for t, w in zip(tensors, weights):
-        out.add_(t, alpha=w)
+        out.addcmul_(t, w.view(-1, 1, 1))
     return out
 
 
 def _scaled_temporaries(tensors, weights, out):
     out.zero_()
     for t, w in zip(tensors, weights):
-        out += w * t
+        out += w.view(-1, 1, 1) * t
     return out
 
 
 def _stale_start(tensors, weights, out):
     for t, w in zip(tensors, weights):
-        out.add_(t, alpha=w)
+        out.addcmul_(t, w.view(-1, 1, 1))
     return out
 
 
@@ -80,71 +80,86 @@ def _weights_ignored(tensors, weights, out):
     return out
 
 
+def _weights_on_the_last_dim(tensors, weights, out):
+    out.zero_()
+    for t, w in zip(tensors, weights):
+        out.addcmul_(t, w)              # [C] lines up with W, not with C
+    return out
+
+
 def _summed_then_copied(tensors, weights, out):
     out.zero_()
-    return out.copy_(sum((w * t for t, w in zip(tensors, weights)), out))
+    return out.copy_(sum((w.view(-1, 1, 1) * t for t, w in zip(tensors, weights)), out))
 
 
 def _first_scaled_in_place(tensors, weights, out):
     out.zero_()
     if tensors:
-        tensors[0].mul_(weights[0])
+        tensors[0].mul_(weights[0].view(-1, 1, 1))
         out.add_(tensors[0])
     for t, w in zip(tensors[1:], weights[1:]):
-        out.add_(t, alpha=w)
+        out.addcmul_(t, w.view(-1, 1, 1))
     return out
 
 
 @st.composite
 def _tensors_weights_and_buffer(draw):
     dtype = draw(st.sampled_from((torch.float32, torch.int64)))
-    out = draw(tensors(dtypes=(dtype,), max_dims=2))  # stale values, any layout
+    out = draw(tensors(dtypes=(dtype,), min_dims=3, max_dims=3))  # stale values, any layout
     m = draw(st.integers(0, 4))
     terms = [draw(tensors(dtypes=(dtype,), shape=tuple(out.shape))) for _ in range(m)]
-    weights = [draw(st.integers(-3, 3)) for _ in range(m)]
+    weights = [draw(tensors(dtypes=(dtype,), shape=(out.shape[0],), low=-3, high=3))
+               for _ in range(m)]
     return terms, weights, out
 
 
 @exercise(
     "performance.weighted_sum_into",
     title="Accumulate into a preallocated buffer",
-    statement="Write `weighted_sum_into(tensors, weights, out)` for a list `tensors` of tensors "
-              "of one shape and dtype, a list `weights` of as many Python ints, and an existing "
-              "tensor `out` of that shape and dtype (any strides, stale values): store "
-              "`weights[0] * tensors[0] + weights[1] * tensors[1] + ...` in `out` (zeros for "
-              "an empty list) and return `out` itself, without allocating any tensor along the "
-              "way (not even one product `w * t`) and without changing the tensors of the list. "
-              "A Python loop over the list is fine.",
+    statement="Write `weighted_sum_into(tensors, weights, out)` for a list `tensors` of "
+              "`[C, H, W]` tensors of one shape and dtype, a list `weights` of as many `[C]` "
+              "tensors of that dtype (one weight per channel), and an existing `[C, H, W]` "
+              "tensor `out` of that dtype (any strides, stale values): store in every channel "
+              "`c` of `out` the sum `weights[0][c] * tensors[0][c] + weights[1][c] * "
+              "tensors[1][c] + ...` (zeros for an empty list) and return `out` itself, "
+              "without allocating any tensor along the way (not even one product) and without "
+              "changing the tensors or weights of the lists. A Python loop over the list is "
+              "fine.",
     inputs=_tensors_weights_and_buffer(),
     edge_cases=[
-        ([torch.tensor([1., 2.]), torch.tensor([10., 20.])], [1, 1], torch.zeros(2)),
-        ([torch.arange(6).reshape(2, 3), torch.ones(2, 3, dtype=torch.int64)], [2, -3],
-         make_tensor([9] * 6, (2, 3), torch.int64, "transposed")),
-        ([], [], torch.tensor([5., 5.])),  # nothing to add: zeros, not the stale values
-        ([torch.tensor([1., 2., 3.])], [0], torch.full((3,), 7.)),
-        ([torch.tensor([1, 2]), torch.tensor([3, 4]), torch.tensor([5, 6])], [1, 2, 3],
-         torch.tensor([-1, -1])),
-        ([torch.zeros(0)], [4], torch.zeros(0)),
+        ([torch.ones(2, 1, 2), torch.arange(4.).reshape(2, 1, 2)],
+         [torch.tensor([1., 2.]), torch.tensor([10., -1.])], torch.zeros(2, 1, 2)),
+        ([torch.arange(12).reshape(2, 2, 3)], [torch.tensor([2, -3])],
+         make_tensor([9] * 12, (2, 2, 3), torch.int64, "transposed")),
+        ([], [], torch.full((1, 2, 2), 5.)),  # nothing to add: zeros, not the stale values
+        ([torch.arange(6.).reshape(3, 1, 2)], [torch.zeros(3)], torch.full((3, 1, 2), 7.)),
+        ([torch.ones(3, 2, 3, dtype=torch.int64)] * 2,
+         [torch.tensor([1, 2, 3]), torch.tensor([0, 1, -1])],
+         torch.full((3, 2, 3), -1, dtype=torch.int64)),
+        ([torch.zeros(2, 0, 3)], [torch.tensor([4., 1.])], torch.zeros(2, 0, 3)),
     ],
     hint="Start from a clean buffer (`out.zero_()`: its values are stale), then add one term at "
-         "a time in place. `out += w * t` makes the product `w * t` first; an in-place add "
-         "that takes the scale itself does not (the memory-traffic page of "
-         "chapter 9).",
+         "a time in place. A `[C]` weight viewed as `[C, 1, 1]` broadcasts over `H` and `W` "
+         "(chapter 4), and a view allocates nothing. `out += w * t` makes the product first; "
+         "`addcmul_` multiplies two tensors and adds the product in place without making it.",
     rules=[rules.view_of("out"), rules.allocates_nothing("out")],
     solution=_weighted_sum_solution,
     mutates_inputs=("out",),
-    wrong=[("a new tensor", lambda ts, ws, out: sum((w * t for t, w in zip(ts, ws)), out * 0)),
+    wrong=[("a new tensor",
+            lambda ts, ws, out: sum((w.view(-1, 1, 1) * t for t, w in zip(ts, ws)), out * 0)),
            ("out += w * t: allocates w * t first", _scaled_temporaries),
            ("the sum copied into out: allocates it first", _summed_then_copied),
            ("out not zeroed: its stale values kept", _stale_start),
            ("the weights left out", _weights_ignored),
+           ("the weights broadcast along W instead of C", _weights_on_the_last_dim),
            ("tensors[0] scaled in place: changes the caller's tensor", _first_scaled_in_place)],
 )
 def weighted_sum_into(tensors, weights, out):
-    """Fill out with the weighted sum and hand out back (the specification)."""
+    """Fill out with the per-channel weighted sum and hand out back (the specification)."""
     total = torch.zeros_like(out)
     for t, w in zip(tensors, weights):
-        total = total + w * t
+        for c in range(out.shape[0]):
+            total[c] = total[c] + w[c] * t[c]
     out.copy_(total)
     return out
 
@@ -152,8 +167,8 @@ def weighted_sum_into(tensors, weights, out):
 # ---------------------------------------------------------------- largest_allocation
 
 
-def _profiled_bytes(fn, args):
-    """Self CPU bytes allocated per aten operator while ``fn(*args)`` runs once."""
+def _top_level_calls(fn, args):
+    """The profiler's events for the top-level ``aten::`` calls while ``fn(*args)`` runs once."""
     import warnings
 
     from ..measure import quiet_stderr
@@ -162,17 +177,16 @@ def _profiled_bytes(fn, args):
         with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
                                     profile_memory=True) as prof:
             fn(*args)
-    return {e.key: e.self_cpu_memory_usage for e in prof.key_averages()
-            if e.key.startswith("aten::")}
+    return [e for e in prof.events() if e.cpu_parent is None and e.name.startswith("aten::")]
 
 
 def _largest_allocation_solution(fn, x):
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
                                 profile_memory=True) as prof:
         fn(x)
-    events = [e for e in prof.key_averages() if e.key.startswith("aten::")]
-    top = max(events, key=lambda e: e.self_cpu_memory_usage)
-    return top.key, top.self_cpu_memory_usage
+    calls = [e for e in prof.events() if e.cpu_parent is None and e.name.startswith("aten::")]
+    top = max(calls, key=lambda e: e.cpu_memory_usage)
+    return top.name, top.cpu_memory_usage
 
 
 class _Step:
@@ -195,6 +209,9 @@ _STEPS = [
     _Step("lambda x: x.t().contiguous().sum()", lambda x: x.t().contiguous().sum()),
     _Step("lambda x: torch.outer(x[0], x[0]).sum()", lambda x: torch.outer(x[0], x[0]).sum()),
     _Step("lambda x: x.exp().sum(dim=0)", lambda x: x.exp().sum(dim=0)),
+    # three calls of exp: added up by name they outweigh the one cat, each alone does not
+    _Step("lambda x: torch.cat([x.exp(), x.exp()]).sum() + x.exp().sum()",
+          lambda x: torch.cat([x.exp(), x.exp()]).sum() + x.exp().sum()),
 ]
 
 
@@ -205,44 +222,52 @@ def _step_and_input(draw):
     return step, torch.ones(rows, cols)
 
 
-@exercise(
-    "performance.largest_allocation",
-    title="Which operator allocates most?",
-    statement="Write `largest_allocation(fn, x)` that runs `fn(x)` once under the profiler and "
-              "returns a tuple `(name, nbytes)`: the name of the `aten::` operator that "
-              "allocated the most CPU memory itself (its *self* allocation, not counting the "
-              "operators it called) and that number of bytes, as an int. `fn` is a small "
-              "function of one float32 tensor whose largest self allocation is unique.",
-    inputs=_step_and_input(),
-    edge_cases=[(_STEPS[0], torch.ones(3, 2)), (_STEPS[2], torch.ones(2, 3))],
-    hint="`torch.profiler.profile(activities=[ProfilerActivity.CPU], profile_memory=True)`, "
-         "then `prof.key_averages()`: each event has `.key` and `.self_cpu_memory_usage`. "
-         "Total memory (`cpu_memory_usage`) credits a caller with its callees' bytes.",
-    rules=[],
-    solution=_largest_allocation_solution,
-    max_examples=3,
-    wrong=[("total instead of self memory",
-            lambda fn, x: _largest_by(fn, x, "cpu_memory_usage")),
-           ("the result's bytes, guessed",
-            lambda fn, x: ("aten::empty", fn(x).nbytes))],
-)
-def largest_allocation(fn, x):
-    """(name, bytes) of the aten operator with the largest self CPU allocation in fn(x)."""
-    allocated = _profiled_bytes(fn, (x,))
-    name = None
-    for key, nbytes in allocated.items():
-        if name is None or nbytes > allocated[name]:
-            name = key
-    return name, int(allocated[name])
-
-
-def _largest_by(fn, x, field):
+def _largest_by_name(fn, x, field):
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
                                 profile_memory=True) as prof:
         fn(x)
     events = [e for e in prof.key_averages() if e.key.startswith("aten::")]
     top = max(events, key=lambda e: getattr(e, field))
     return top.key, getattr(top, field)
+
+
+@exercise(
+    "performance.largest_allocation",
+    title="Which operator allocates most?",
+    statement="Write `largest_allocation(fn, x)` that runs `fn(x)` once under the profiler and "
+              "returns a tuple `(name, nbytes)`: among the top-level calls while `fn(x)` runs "
+              "(the `aten::` operators that no other operator called), the one call that, with "
+              "everything it called, allocated the most CPU memory (the profiler's "
+              "`cpu_memory_usage` of that call, which subtracts what was freed before it "
+              "returned), and that number of bytes, as an int. `fn` is a small function of one "
+              "float32 tensor in which that call is unique.",
+    inputs=_step_and_input(),
+    edge_cases=[(_STEPS[0], torch.ones(3, 2)), (_STEPS[2], torch.ones(2, 3)),
+                (_STEPS[6], torch.ones(2, 2))],
+    hint="`prof.events()` lists one event per call, callees included; a top-level call has "
+         "`e.cpu_parent is None`, and its `cpu_memory_usage` includes its callees' bytes. "
+         "`prof.key_averages()` adds up the calls of one name, and `self_cpu_memory_usage` "
+         "leaves the callees out: both answer other questions.",
+    rules=[],
+    solution=_largest_allocation_solution,
+    max_examples=3,
+    wrong=[("the largest self allocation, by name",
+            lambda fn, x: _largest_by_name(fn, x, "self_cpu_memory_usage")),
+           ("calls added up by name (key_averages) instead of one call",
+            lambda fn, x: _largest_by_name(fn, x, "cpu_memory_usage")),
+           ("the last top-level call",
+            lambda fn, x: (lambda calls: (calls[-1].name, calls[-1].cpu_memory_usage))(
+                _top_level_calls(fn, (x,)))),
+           ("the result's bytes, guessed",
+            lambda fn, x: ("aten::empty", fn(x).nbytes))],
+)
+def largest_allocation(fn, x):
+    """(name, bytes) of the top-level aten call whose subtree allocated most in fn(x)."""
+    name, most = None, None
+    for call in _top_level_calls(fn, (x,)):
+        if most is None or call.cpu_memory_usage > most:
+            name, most = call.name, call.cpu_memory_usage
+    return name, int(most)
 
 
 # ---------------------------------------------------------------- running_totals (silent bug)

@@ -5,9 +5,13 @@
   no more storage bytes than its elements need, and it may copy only when the input holds more.
 - ``saving.strip_module_prefix`` (the silent bug): names saved from ``DataParallel``/DDP start
   with ``module.``; ``k.lstrip("module.")`` strips characters, not a prefix, and with
-  ``strict=False`` the damage loads silently. Rename the keys correctly.
+  ``strict=False`` the damage loads silently. Rename the keys correctly, for wrappers that stack
+  (``module.`` and ``torch.compile``'s ``_orig_mod.``, in any order and number), which one call
+  of ``consume_prefix_in_state_dict_if_present`` does not do.
 - ``saving.snapshot``: a checkpoint round trip in memory: copies that share no memory with the
   inputs, yet share it among themselves exactly where the inputs did (as ``torch.load`` does).
+  The inputs include a parameter and slices of it, which ``copy.deepcopy`` refuses (they are
+  not graph leaves) until they are detached.
 - ``saving.safetensors_tensor``: a ``.safetensors`` file is an 8-byte length, a JSON header and raw
   bytes; reading one tensor by hand (offsets from the data's start, the bytes reinterpreted with
   ``view(dtype)`` from chapter 3) shows why loading one cannot run code.
@@ -18,9 +22,11 @@ Needs the ``safetensors`` package (the inputs of the last exercise are real file
 import copy
 import io
 import json
+from collections import OrderedDict
 
 import torch
 from safetensors.torch import save as safetensors_save
+from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
 
 from . import rules
 from ._core import exercise
@@ -98,6 +104,7 @@ def _tensors_and_slices(draw):
     rules=[_COMPACT],
     solution=_compact_solution,
     wrong=[("contiguous() instead of clone()", lambda t: t.contiguous())],
+    show_storage=True,
 )
 def compact_for_saving(t):
     """t itself if its storage holds only t's bytes, else a fresh copy (the specification)."""
@@ -110,13 +117,20 @@ def compact_for_saving(t):
 
 # ---------------------------------------------------------------- strip_module_prefix
 
-_PREFIX = "module."
+_WRAPPERS = ("module.", "_orig_mod.")  # DataParallel / DDP, torch.compile
+# no name starts with a submodule called "module" or "_orig_mod": the statement promises none
 _KEY_NAMES = ("layer1.0.weight", "embed.weight", "fc.bias", "modules.0.weight", "out.weight",
-              "submodule.linear.weight", "decoder.module.weight", "module.x", "bn.running_mean")
+              "submodule.linear.weight", "decoder.module.weight", "bn.running_mean",
+              "decoder._orig_mod.weight")
 
 
 def _strip_solution(items):
-    return [(name.removeprefix(_PREFIX), value) for name, value in items]
+    renamed = []
+    for name, value in items:
+        while name.startswith(_WRAPPERS):
+            name = name.split(".", 1)[1]
+        renamed.append((name, value))
+    return renamed
 
 
 def _pairs(names):
@@ -126,45 +140,80 @@ def _pairs(names):
 @st.composite
 def _state_items(draw):
     names = draw(st.lists(st.sampled_from(_KEY_NAMES), max_size=5, unique=True))
-    prefixed = draw(st.booleans())
-    return (_pairs([_PREFIX + n if prefixed or draw(st.booleans()) else n for n in names]),)
+    stack = draw(st.lists(st.sampled_from(_WRAPPERS), max_size=2))  # the wrappers, outside in
+    mixed = draw(st.booleans())  # some names without the prefixes, as a hand-edited dict has
+    return (_pairs(["".join(stack) + n if not mixed or draw(st.booleans()) else n
+                    for n in names]),)
 
 
 def _renamed(rename):
     return lambda items: [(rename(name), value) for name, value in items]
 
 
+def _only_module(name):
+    while name.startswith("module."):
+        name = name.removeprefix("module.")
+    return name
+
+
+def _one_each(name):
+    return name.removeprefix("module.").removeprefix("_orig_mod.")
+
+
+def _consume_each(items):
+    """torch's own function, once per prefix: it moves every renamed key to the end of the dict,
+    and strips ``module.`` only where it comes first."""
+    state = OrderedDict(items)
+    for prefix in _WRAPPERS:
+        consume_prefix_in_state_dict_if_present(state, prefix)
+    return list(state.items())
+
+
 @exercise(
     "saving.strip_module_prefix",
     title="Find the silent bug: the wrapper's prefix",
-    statement="`items` is `list(state.items())` for a state dict `state` saved from a model "
-              "wrapped in `DataParallel`: a list of `(name, tensor)` pairs whose names may start "
-              "with `module.`. Write `strip_module_prefix(items)` that returns the pairs in the "
-              "same order with the same tensors, each name with one leading `module.` removed "
-              "and every other character kept: `'module.layer1.0.weight'` becomes "
-              "`'layer1.0.weight'`, `'submodule.linear.weight'` stays as it is.",
+    statement="`items` is `list(state.items())` for a state dict `state` saved from a wrapped "
+              "model: a list of `(name, tensor)` pairs whose names may start with the wrappers' "
+              "prefixes, `module.` (`DataParallel`, `DDP`) and `_orig_mod.` (`torch.compile`). "
+              "Wrappers stack, in either order: `DDP(torch.compile(model))` saves "
+              "`'module._orig_mod.fc.weight'`. Write `strip_module_prefix(items)` that returns "
+              "the pairs in the same order with the same tensors, each name with all the "
+              "wrappers' prefixes at its start removed and every other character kept: "
+              "`'module._orig_mod.fc.weight'` and `'_orig_mod.module.fc.weight'` become "
+              "`'fc.weight'`, `'submodule.linear.weight'` and `'decoder.module.weight'` stay as "
+              "they are. The model has no submodule named `module` or `_orig_mod`.",
     inputs=_state_items(),
     edge_cases=[
         ([],),
         (_pairs(["module.layer1.0.weight", "module.embed.weight"]),),
         (_pairs(["module.modules.0.weight", "submodule.linear.weight"]),),
-        (_pairs(["module.module.x", "decoder.module.weight"]),),
+        (_pairs(["module._orig_mod.fc.bias", "_orig_mod.module.out.weight"]),),
+        (_pairs(["_orig_mod.decoder.module.weight", "module.embed.weight"]),),
+        (_pairs(["fc.bias", "module._orig_mod.out.weight"]),),
     ],
     hint="`str.lstrip('module.')` removes any of the characters m, o, d, u, l, e and `.` from "
          "the left, not the word; `str.replace` removes `module.` everywhere. Test "
-         "`name.startswith('module.')` and slice, or use `str.removeprefix`.",
+         "`name.startswith(...)` and slice, or use `str.removeprefix`, and repeat while the "
+         "name still starts with a wrapper's prefix.",
     solution=_strip_solution,
     wrong=[("the silent bug: lstrip", _renamed(lambda name: name.lstrip("module."))),
-           ("replace everywhere", _renamed(lambda name: name.replace("module.", ""))),
-           ("every leading prefix", _renamed(
-               lambda name: name.removeprefix("module.").removeprefix("module.")))],
+           ("replace everywhere", _renamed(
+               lambda name: name.replace("module.", "").replace("_orig_mod.", ""))),
+           ("only module.", _renamed(_only_module)),
+           ("each prefix once, in one order", _renamed(_one_each)),
+           ("consume_prefix_in_state_dict_if_present per prefix", _consume_each)],
 )
 def strip_module_prefix(items):
-    """The pairs with one leading ``module.`` removed from each name (the specification)."""
+    """The pairs with every leading wrapper prefix removed from each name (the specification)."""
     renamed = []
     for name, value in items:
-        if name.startswith("module."):
-            name = name[len("module."):]
+        found = True
+        while found:
+            found = False
+            for prefix in ("module.", "_orig_mod."):
+                if name.startswith(prefix):
+                    name = name[len(prefix):]
+                    found = True
         renamed.append((name, value))
     return renamed
 
@@ -202,7 +251,14 @@ _SNAPSHOT = rules.Rule(
 
 
 def _snapshot_solution(tensors):
-    return copy.deepcopy(tensors)
+    return copy.deepcopy([t.detach() for t in tensors])
+
+
+def _parameter_and_slices():
+    """A parameter, a slice of it kept for logging, and a tied use of it: the slice is not a
+    graph leaf, so ``copy.deepcopy`` refuses the list."""
+    weight = torch.nn.Parameter(torch.arange(6.))
+    return ([weight, weight[:2], weight],)
 
 
 @st.composite
@@ -228,7 +284,8 @@ def _related_tensors(draw):
     "saving.snapshot",
     title="Snapshot tensors, links between views kept",
     statement="Write `snapshot(tensors)`: `tensors` is a list of tensors, some of them views of "
-              "others. Return a list of tensors equal to them that shares no memory with the "
+              "others; some are parameters, or slices of a parameter. Return a list of tensors "
+              "equal to them that shares no memory with the "
               "inputs (training can go on without changing it), while two items of the result "
               "share memory exactly when the two inputs at the same positions do, as after "
               "`torch.save` followed by `torch.load`.",
@@ -238,12 +295,15 @@ def _related_tensors(draw):
         ([torch.arange(4.)],),
         ([torch.arange(6.), torch.arange(6.)[2:]],),
         ([torch.arange(6.).reshape(2, 3), torch.ones(2)],),
+        _parameter_and_slices(),
     ],
     hint="`[t.clone() for t in tensors]` gives every item its own storage, so views lose their "
          "link. `torch.save` to an `io.BytesIO` and `torch.load` from it keeps the links; so "
-         "does `copy.deepcopy`, which copies each storage once.",
+         "does `copy.deepcopy`, which copies each storage once, but it refuses a tensor that "
+         "autograd recorded (a slice of a parameter): `detach()` each tensor first.",
     rules=[_SNAPSHOT],
     solution=_snapshot_solution,
+    wrong=[("copy.deepcopy without detach()", copy.deepcopy)],
 )
 def snapshot(tensors):
     """An in-memory checkpoint round trip (the specification)."""
