@@ -145,3 +145,19 @@ def test_draw_accepts_graph():
     fig = draw_graph(g)
     assert sorted(boxes(fig.axes[0])) == ["ExpBackward0", "leaf (1,)"]
     matplotlib.pyplot.close(fig)
+
+
+def test_draw_parallel_edges_as_separate_arrows():
+    # h * h: MulBackward0 reaches h's node twice; the drawing must show two arrows there.
+    w = leaf(1.0, 2.0)
+    h = w * 3
+    fig = draw_graph((h * h).sum(), names={"w": w})
+    arrows = [t for t in fig.axes[0].texts if isinstance(t, matplotlib.text.Annotation)]
+    assert len(arrows) == 4  # Sum -> Mul, Mul -> Mul twice, Mul -> w
+    bends = sorted(a.arrow_patch.get_connectionstyle().rad for a in arrows)
+    assert bends[0] < 0 < bends[-1]
+    matplotlib.pyplot.close(fig)
+    fig = draw_graph((h * h.detach()).sum(), names={"w": w})
+    arrows = [t for t in fig.axes[0].texts if isinstance(t, matplotlib.text.Annotation)]
+    assert len(arrows) == 3
+    matplotlib.pyplot.close(fig)

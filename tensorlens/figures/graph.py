@@ -13,14 +13,14 @@ Contract
 - ``saved_tensor_bytes(t)`` sums the bytes of the distinct storages that the graph's nodes hold
   for backward: the memory a live graph keeps alive.
 - ``draw_graph`` draws the graph with matplotlib (root at the top, leaves at the bottom, arrows in
-  the direction the gradient flows).
+  the direction the gradient flows, one arrow per edge: an input used twice gets two).
 
 torch is imported here on purpose: this module reads real graphs; it has no pure model.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 
 import torch
@@ -258,7 +258,8 @@ def draw_graph(graph, names=None, ax=None, title=None):
     """Draw a backward graph with matplotlib.
 
     Rows are depths (root at the top), leaves are orange boxes labelled with their name and
-    shape, arrows point the way the gradient flows during ``backward()``.
+    shape, arrows point the way the gradient flows during ``backward()``. Parallel edges (an
+    input used twice, as in ``h * h``) are drawn as separate arrows, bent apart.
 
     Parameters
     ----------
@@ -300,14 +301,20 @@ def draw_graph(graph, names=None, ax=None, title=None):
         for k, node in enumerate(row):
             pos[node.index] = ((k + 0.5) * width / len(row), -depth)
 
-    for consumer, producer in sorted(set(graph.edges)):
-        ax.annotate(
-            "", xy=pos[producer], xytext=pos[consumer],
-            arrowprops=dict(arrowstyle="-|>", color="#555555", shrinkA=14, shrinkB=14, lw=1.2),
-        )
+    # A node that uses one input twice (h * h) has two parallel edges: draw each as its own
+    # arrow, bent apart, so that the reader can count them.
+    counts = Counter(graph.edges)
+    for (consumer, producer), count in sorted(counts.items()):
+        for k in range(count):
+            bend = 0.0 if count == 1 else 1.2 * (k / (count - 1) - 0.5)
+            ax.annotate(
+                "", xy=pos[producer], xytext=pos[consumer],
+                arrowprops=dict(arrowstyle="-|>", color="#555555", shrinkA=14, shrinkB=14,
+                                lw=1.2, connectionstyle=f"arc3,rad={bend}"),
+            )
     for node in graph.nodes:
         colour = _LEAF_COLOUR if node.is_leaf else _ROOT_COLOUR if node.index == 0 else _NODE_COLOUR
-        ax.text(*pos[node.index], node.label, ha="center", va="center", fontsize=9,
+        ax.text(*pos[node.index], node.label, ha="center", va="center", fontsize=10,
                 bbox=dict(boxstyle="round,pad=0.4", fc=colour, ec="#333333"))
     ax.set_xlim(0, width)
     ax.set_ylim(-height + 0.5, 0.5)
