@@ -21,8 +21,10 @@ def test_dtype_flow_figure_builds_with_a_legend_per_dtype():
 
 
 def test_allocator_figure_draws_two_bars_per_step():
-    fig = allocator_figure([("a", 2 ** 20, 2 ** 21), ("b", 0, 2 ** 21)])
-    assert len(fig.axes[0].patches) == 4
+    fig = allocator_figure([("a", 2 ** 20, 2 ** 21), ("b", 0, 2 ** 21), ("c", 0, 0)])
+    assert len(fig.axes[0].patches) == 6
+    # each step's values are written above it, so an all-zero step still reads as one
+    assert [t.get_text() for t in fig.axes[0].texts] == ["1 / 2", "0 / 2", "0 / 0"]
     plt.close(fig)
 
 
