@@ -1,10 +1,12 @@
 """A figure for chapter 9's measuring page: single clock readings against a Timer's blocks.
 
-``timing_figure`` draws two panels on one logarithmic time axis. On the left, single
+``timing_figure`` draws two panels. On the left, on a logarithmic time axis, single
 ``time.perf_counter`` readings of a statement in the order they were taken, from its very first
-call (the warm-up is visible as the first points). On the right, the per-run time of each block
-of a ``torch.utils.benchmark`` measurement, with its median as a line and its interquartile range
-(IQR) as a band: what ``blocked_autorange`` reports.
+call (the warm-up is visible as the first points). On the right, on a linear axis of its own,
+zoomed in on the blocks, the per-run time of each block of a ``torch.utils.benchmark``
+measurement, with its median as a line and its interquartile range (IQR) as a band: what
+``blocked_autorange`` reports. (On the left's axis, which spans the first call's thousands of
+microseconds, a band of one microsecond would be a line.)
 
 Contract: returns a matplotlib ``Figure`` (no ``plt.show``); the caller closes it. Bad arguments
 raise ``TypeError`` / ``ValueError`` naming the argument. The horizontal jitter of the block
@@ -41,8 +43,8 @@ def timing_figure(readings, measurement, *, unit: str = "µs", title: str | None
     median = measurement.median * scale
     q1 = float(np.percentile(blocks, 25)) if len(blocks) > 1 else median
     q3 = q1 + measurement.iqr * scale
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9.5, 3.8), sharey=True,
-                                      gridspec_kw={"width_ratios": [3, 1.4]},
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 3.6),
+                                      gridspec_kw={"width_ratios": [3, 1.5]},
                                       layout="constrained")
     values = [r * scale for r in readings]
     calls = range(1, len(values) + 1)
@@ -68,8 +70,15 @@ def timing_figure(readings, measurement, *, unit: str = "µs", title: str | None
                label=f"{len(blocks)} blocks")
     right.set_xlim(-1, 1)
     right.set_xticks([])
+    low, high = min(min(blocks), q1), max(max(blocks), q3)
+    pad = max(high - low, 0.01 * median) * 0.4
+    right.set_ylim(low - pad, high + 2.2 * pad)      # room for the legend on top
+    right.yaxis.set_major_formatter(plain)
+    right.yaxis.tick_right()
+    right.yaxis.set_label_position("right")
+    right.set_ylabel(f"time per run ({unit}, linear, zoomed in)")
     right.set_title("benchmark.Timer blocks (per run)", fontsize=10)
-    right.legend(fontsize=8, loc="upper right")
+    right.legend(fontsize=8.5, loc="upper right")
     right.grid(True, which="major", axis="y", alpha=0.3)
     if title:
         fig.suptitle(title, fontsize=11)
