@@ -8,7 +8,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from tensorlens.figures.checkpoint import checkpoint_entries, checkpoint_figure  # noqa: E402
+from tensorlens.figures.checkpoint import (ROUTINE, checkpoint_entries,  # noqa: E402
+                                           checkpoint_figure)
 
 
 def test_entries_flatten_dicts_and_lists_and_summarise_tensors():
@@ -30,6 +31,20 @@ def test_figure_builds_with_notes_and_truncation():
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert "... and 1 more" in texts and "model.load_state_dict(...)" in texts
     plt.close(fig)
+
+
+def test_skip_matches_any_part_of_a_path():
+    """A list entry's last part is its index: ``base_lrs`` must skip ``base_lrs.0`` too."""
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+    fig = checkpoint_figure({"optimizer": optimizer.state_dict(),
+                             "scheduler": scheduler.state_dict()}, max_lines=10, skip=ROUTINE)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    plt.close(fig)
+    assert "param_groups.0.lr: 0.5" in texts and "_last_lr.0: 0.5" in texts
+    assert not [t for t in texts if t.startswith(("base_lrs", "param_groups.0.params",
+                                                  "param_groups.0.initial_lr"))]
 
 
 def test_bad_arguments_are_named():

@@ -127,7 +127,8 @@ def test_weights_only_outcomes_are_real_loads_and_run_no_payload(tmp_path, monke
     assert [o.detail for o in outcomes if o.label == "config"] == [f"{__name__}._Config"]
     assert not (tmp_path / "never-written.txt").exists()
     fig = allowlist_figure(outcomes)
-    assert "let through (2)" in _texts(fig) and "refused (3)" in _texts(fig)
+    assert "let through (2): loaded as" in _texts(fig)
+    assert "refused (3): the global named" in _texts(fig)
     plt.close(fig)
     with pytest.raises(ValueError, match="values"):
         weights_only_outcomes({})

@@ -3,7 +3,8 @@
 ``checkpoint_entries`` flattens a nested checkpoint (dicts, lists, tensors, numbers) into
 ``(path, summary)`` lines; ``checkpoint_figure`` draws one row per top-level key with its lines
 and, optionally, the call that restores it. Both read the real object, so the picture is the
-checkpoint the page saved.
+checkpoint the page saved. ``ROUTINE`` names the entries of an optimizer's and a scheduler's
+state that a reader can skip.
 """
 
 from __future__ import annotations
@@ -13,6 +14,13 @@ import torch
 from matplotlib.patches import FancyBboxPatch
 
 _COLORS = ("#4c9be8", "#e4572e", "#8cc084", "#f2b134", "#a77dc2", "#5bc0be")
+
+#: path parts of entries to leave out of the picture (``checkpoint_figure(..., skip=ROUTINE)``):
+#: the parameter ids of an optimizer's groups, its hyperparameters at their defaults, and a
+#: scheduler's bookkeeping (its first learning rates and its internal counters and flags)
+ROUTINE = ("params", "dampening", "weight_decay", "nesterov", "maximize", "foreach",
+           "differentiable", "fused", "initial_lr", "base_lrs", "_step_count", "_is_initial",
+           "_get_lr_called_within_step", "verbose")
 
 
 def _summary(value) -> str:
@@ -50,7 +58,8 @@ def checkpoint_figure(checkpoint: dict, notes: dict | None = None, max_lines: in
     """One row per top-level key of ``checkpoint``: the key in a coloured box, up to
     ``max_lines`` of its entries (``checkpoint_entries``, paths relative to the key; the rest
     counted), and ``notes[key]`` (for example the call that restores it) on the right.
-    Entries whose last path part is in ``skip`` are left out (and counted)."""
+    Entries with any path part in ``skip`` are left out (and counted): ``"base_lrs"`` skips
+    ``base_lrs.0`` and ``"params"`` every ``param_groups.<i>.params.<j>``."""
     if not isinstance(checkpoint, dict) or not checkpoint:
         raise ValueError("checkpoint: expected a non-empty dict")
     if max_lines < 1:
@@ -60,7 +69,7 @@ def checkpoint_figure(checkpoint: dict, notes: dict | None = None, max_lines: in
     for key, value in checkpoint.items():
         entries = [(path[len(str(key)) + 1:] or str(key), summary)
                    for path, summary in checkpoint_entries(value, str(key))]
-        kept = [e for e in entries if e[0].rsplit(".", 1)[-1] not in skip]
+        kept = [e for e in entries if not set(e[0].split(".")) & set(skip)]
         lines = [f"{path}: {summary}" if path != str(key) else summary
                  for path, summary in kept[:max_lines]]
         if len(entries) > len(lines):

@@ -157,7 +157,10 @@ def weights_only_outcomes(values: dict) -> list[LoadOutcome]:
 
 def allowlist_figure(outcomes, *, title: str | None = None):
     """Two columns around the ``weights_only=True`` gate: on the left what was let through (with
-    the type it loaded as), on the right what was refused (with the global the error named)."""
+    the type it loaded as), on the right what was refused (with the global the error named).
+
+    Drawn in inches at the width the book shows (6.9 inches at 100 dpi), so its text is shown
+    at its own size; the refused column, whose globals are long, is the wider one."""
     outcomes = list(outcomes)
     if not outcomes:
         raise ValueError("outcomes: expected at least one LoadOutcome")
@@ -166,30 +169,35 @@ def allowlist_figure(outcomes, *, title: str | None = None):
             raise TypeError(f"outcomes: expected LoadOutcome items, got {type(outcome).__name__}")
     through = [o for o in outcomes if o.loaded]
     refused = [o for o in outcomes if not o.loaded]
-    rows = max(len(through), len(refused), 1)
-    fig, ax = plt.subplots(figsize=(11, 0.36 * rows + 0.9))
-    top = rows * 0.36
-    ax.text(2.65, top + 0.3, f"let through ({len(through)})", ha="center", fontsize=10,
-            fontweight="bold", color=_OK)
-    ax.text(8.35, top + 0.3, f"refused ({len(refused)})", ha="center", fontsize=10,
-            fontweight="bold", color=_REFUSED)
-    ax.add_patch(FancyBboxPatch((5.35, -0.1), 0.3, top + 0.2, boxstyle="round,pad=0.02",
-                                facecolor="#dddddd", edgecolor="#888888"))
-    ax.text(5.5, top + 0.3, "weights_only=True", ha="center", fontsize=9, family="monospace",
-            color="#333333")
-    for items, color, x in ((through, _OK, 0.1), (refused, _REFUSED, 5.8)):
+    rows, step = max(len(through), len(refused), 1), 0.25
+    left, left_width, gate, right_width = 0.05, 2.45, 0.3, 4.05
+    right = left + left_width + gate
+    width, top = right + right_width + 0.05, rows * step
+    fig = plt.figure(figsize=(width, top + 0.35))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.text(left + left_width / 2, top + 0.15, f"let through ({len(through)}): loaded as",
+            ha="center", va="center", fontsize=10, fontweight="bold", color=_OK)
+    ax.text(right + right_width / 2, top + 0.15, f"refused ({len(refused)}): the global named",
+            ha="center", va="center", fontsize=10, fontweight="bold", color=_REFUSED)
+    middle = left + left_width + gate / 2
+    ax.add_patch(FancyBboxPatch((middle - 0.1, 0.02), 0.2, top + 0.22,
+                                boxstyle="round,pad=0.02", facecolor="#dddddd",
+                                edgecolor="#888888"))
+    ax.text(middle, (top + 0.26) / 2, "weights_only=True", ha="center", va="center",
+            rotation=90, fontsize=9, family="monospace", color="#333333")
+    for items, color, x, box in ((through, _OK, left, left_width),
+                                 (refused, _REFUSED, right, right_width)):
         for k, o in enumerate(items):
-            y = top - 0.36 * k - 0.2
-            ax.add_patch(FancyBboxPatch((x, y - 0.13), 5.1, 0.26, boxstyle="round,pad=0.02",
-                                        facecolor="white", edgecolor=color, linewidth=1.3))
-            ax.text(x + 0.12, y, o.label, ha="left", va="center", fontsize=8.5,
+            y = top - step * k - step / 2
+            ax.add_patch(FancyBboxPatch((x, y - 0.09), box, 0.18, boxstyle="round,pad=0.02",
+                                        facecolor="white", edgecolor=color, linewidth=1.2))
+            ax.text(x + 0.07, y, o.label, ha="left", va="center", fontsize=9,
                     family="monospace", color="#222222")
-            detail = f"-> {o.detail}" if o.loaded else f"global {o.detail}"
-            if len(detail) > 46:
-                detail = detail[:43] + "..."
-            ax.text(x + 5.0, y, detail, ha="right", va="center", fontsize=7.5, color=color)
-    ax.set_xlim(0, 11)
-    ax.set_ylim(-0.3, top + 0.6)
+            detail = o.detail if len(o.detail) <= 40 else o.detail[:37] + "..."
+            ax.text(x + box - 0.07, y, detail, ha="right", va="center", fontsize=8.5,
+                    color=color)
+    ax.set_xlim(0, width)
+    ax.set_ylim(-0.05, top + 0.3)
     ax.axis("off")
     if title:
         ax.set_title(title, fontsize=10)
