@@ -102,6 +102,10 @@ def _first(nb, kind, tag=None):
                 if c.cell_type == kind and (tag is None or tag in c.metadata.get("tags", [])))
 
 
+def _index(nb, kind):
+    return next(i for i, c in enumerate(nb.cells) if c.cell_type == kind)
+
+
 def test_an_identical_notebook_has_no_differences(expected):
     executed = copy.deepcopy(expected)
     for cell in executed.cells:
@@ -120,7 +124,8 @@ def test_an_identical_notebook_has_no_differences(expected):
     (lambda nb: _first(nb, "code").metadata.setdefault("mystnb", {}).update(image={"alt": "a"}),
      "tags or metadata"),
     (lambda nb: nb.cells.insert(3, nbformat.v4.new_markdown_cell("new")), "cells"),
-    (lambda nb: nb.cells.__setitem__(1, nbformat.v4.new_code_cell(nb.cells[1].source)),
+    (lambda nb: nb.cells.__setitem__(_index(nb, "markdown"),
+                                     nbformat.v4.new_code_cell(_first(nb, "markdown").source)),
      "code cell here"),
     (lambda nb: nb.metadata.update(kernelspec={"name": "other"}), "kernelspec"),
 ])
