@@ -25,7 +25,7 @@ def test_quiz_checks_answers_in_the_page(browser, book_url, edition):
     first.locator(".tl-quiz-submit").click()
     assert first.get_attribute("data-state") == "correct"
     choice = page.locator(".tl-quiz-question[data-index='3']").first
-    choice.locator(".tl-quiz-choice").nth(2).click()       # x[1, 2]: 1·4 + 2 = 6
+    choice.locator(".tl-quiz-choice").nth(2).click()       # 4 + 1·12 + 0·4 + 1·2 = 18
     assert choice.get_attribute("data-state") == "correct"
     # the quiz's own words, its questions, choices and explanations are the page's language
     # (the Chinese book's from locales/zh_CN/quizzes/, _ext/bilingual.py)
